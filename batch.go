@@ -1,0 +1,224 @@
+package seedengine
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"time"
+)
+
+// BatchKind is the kind of work a batch does.
+type BatchKind string
+
+// Batch kinds.
+const (
+	BatchResearch      BatchKind = "research"
+	BatchLiveness      BatchKind = "liveness"
+	BatchContract      BatchKind = "contract"
+	BatchOrchestration BatchKind = "orchestration"
+)
+
+// Valid reports whether k is a known batch kind.
+func (k BatchKind) Valid() bool {
+	switch k {
+	case BatchResearch, BatchLiveness, BatchContract, BatchOrchestration:
+		return true
+	}
+	return false
+}
+
+// BatchStatus is where a batch is in its life.
+type BatchStatus string
+
+// Batch statuses. A batch is queued until its first chunk starts, running
+// until every chunk has finished, then completed (no failed chunk or item),
+// completed_with_errors (some items or chunks failed), failed (every chunk
+// failed) or cancelled.
+const (
+	BatchQueued              BatchStatus = "queued"
+	BatchRunning             BatchStatus = "running"
+	BatchCompleted           BatchStatus = "completed"
+	BatchCompletedWithErrors BatchStatus = "completed_with_errors"
+	BatchFailed              BatchStatus = "failed"
+	BatchCancelled           BatchStatus = "cancelled"
+)
+
+// Finished reports whether s is a final status.
+func (s BatchStatus) Finished() bool {
+	switch s {
+	case BatchCompleted, BatchCompletedWithErrors, BatchFailed, BatchCancelled:
+		return true
+	}
+	return false
+}
+
+// ChunkCounts counts the chunks of a batch by outcome.
+type ChunkCounts struct {
+	Total  int `json:"total"`
+	Done   int `json:"done"`
+	Failed int `json:"failed"`
+}
+
+// ItemCounts counts the items (URLs, domains, files) of a batch by outcome.
+type ItemCounts struct {
+	Total     int `json:"total"`
+	Succeeded int `json:"succeeded"`
+	Failed    int `json:"failed"`
+}
+
+// Batch is a unit of accepted work split into chunks, each processed by one
+// queued job. The batch row and its jobs are written in one transaction.
+type Batch struct {
+	ID         string          `json:"id"`
+	Kind       BatchKind       `json:"kind"`
+	Status     BatchStatus     `json:"status"`
+	Country    string          `json:"country,omitempty"`
+	Category   string          `json:"category,omitempty"`
+	ChunkSize  int             `json:"chunk_size"`
+	Chunks     ChunkCounts     `json:"chunks"`
+	Items      ItemCounts      `json:"items"`
+	Progress   float64         `json:"progress"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  *time.Time      `json:"started_at"`
+	FinishedAt *time.Time      `json:"finished_at"`
+	Params     json.RawMessage `json:"params,omitempty"` // kind-specific request parameters
+	Result     json.RawMessage `json:"result"`           // kind-specific result, merged from chunk results
+}
+
+// ChunkStatus is where one chunk of a batch is.
+type ChunkStatus string
+
+// Chunk statuses.
+const (
+	ChunkQueued    ChunkStatus = "queued"
+	ChunkRunning   ChunkStatus = "running"
+	ChunkDone      ChunkStatus = "done"
+	ChunkFailed    ChunkStatus = "failed"
+	ChunkCancelled ChunkStatus = "cancelled"
+)
+
+// BatchChunk is one chunk of a batch: its input and, once processed, its
+// outcome.
+type BatchChunk struct {
+	BatchID   string          `json:"batch_id"`
+	Index     int             `json:"index"` // 0-based, dense within a batch
+	Status    ChunkStatus     `json:"status"`
+	Input     json.RawMessage `json:"input"`  // kind-specific input (URLs, domains, a file key)
+	Items     int             `json:"items"`  // number of items in Input
+	Result    json.RawMessage `json:"result"` // kind-specific result
+	Succeeded int             `json:"succeeded"`
+	Failed    int             `json:"failed"`
+	Attempts  int             `json:"attempts"`
+	LastError string          `json:"last_error,omitempty"`
+	UpdatedAt time.Time       `json:"updated_at"`
+}
+
+// ChunkOutcome is what processing a chunk produced.
+type ChunkOutcome struct {
+	Succeeded int
+	Failed    int
+	Result    json.RawMessage
+}
+
+// BatchFilter selects batches. Zero fields do not filter.
+type BatchFilter struct {
+	Kind   BatchKind
+	Status BatchStatus
+	Limit  int
+	Offset int
+}
+
+// JobArgs is the payload of a queued job. Kind names the job's worker and
+// never changes for a kind of job. It is satisfied by river.JobArgs.
+type JobArgs interface {
+	Kind() string
+}
+
+// Enqueuer inserts the jobs of a batch into the durable queue inside the
+// caller's SQL transaction, so the batch rows and their jobs commit or roll
+// back together.
+type Enqueuer interface {
+	EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *Batch, chunks []*BatchChunk) error
+}
+
+// BatchService stores batches and the progress of their chunks.
+type BatchService interface {
+	// CreateBatch assigns b an id if it has none, sets its status to queued
+	// and its counters from chunks, and writes the batch, its chunks and
+	// their jobs (through the store's Enqueuer) in one transaction.
+	// EINVALID for a batch without chunks or of an unknown kind.
+	CreateBatch(ctx context.Context, b *Batch, chunks []*BatchChunk) error
+
+	// FindBatchByID returns a batch. ENOTFOUND when there is none.
+	FindBatchByID(ctx context.Context, id string) (*Batch, error)
+
+	// FindBatches returns batches matching f, newest first, and the total
+	// number matching f regardless of Limit and Offset.
+	FindBatches(ctx context.Context, f BatchFilter) ([]*Batch, int, error)
+
+	// FindBatchChunk returns one chunk. ENOTFOUND when there is none.
+	FindBatchChunk(ctx context.Context, batchID string, index int) (*BatchChunk, error)
+
+	// StartBatchChunk marks a chunk running, counts an attempt and moves its
+	// batch from queued to running. ENOTFOUND when there is no such chunk.
+	StartBatchChunk(ctx context.Context, batchID string, index int) error
+
+	// CompleteBatchChunk records a chunk's outcome, updates the batch's
+	// counters, progress, result and, when it was the last open chunk, its
+	// final status — and calls inTx (for example to complete the queue job)
+	// in the same transaction, so the outcome is recorded exactly once. A
+	// chunk that is already done or failed is left as it is and inTx is
+	// still called.
+	CompleteBatchChunk(ctx context.Context, batchID string, index int, out ChunkOutcome, inTx func(*sql.Tx) error) error
+
+	// FailBatchChunk records a failed attempt. When final, the chunk is
+	// failed, its items count as failed and the batch's status is updated as
+	// for CompleteBatchChunk.
+	FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error
+}
+
+// MergeResults merges two kind-specific results, each a JSON object or
+// empty: numbers are added, arrays concatenated, objects merged key by key,
+// and any other value is replaced by the one from b. It is how chunk results
+// add up to a batch result.
+func MergeResults(a, b json.RawMessage) (json.RawMessage, error) {
+	if len(b) == 0 || string(b) == "null" {
+		return a, nil
+	}
+	if len(a) == 0 || string(a) == "null" {
+		return b, nil
+	}
+	var av, bv any
+	if err := json.Unmarshal(a, &av); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &bv); err != nil {
+		return nil, err
+	}
+	return json.Marshal(mergeValue(av, bv))
+}
+
+func mergeValue(a, b any) any {
+	switch bt := b.(type) {
+	case float64:
+		if at, ok := a.(float64); ok {
+			return at + bt
+		}
+	case []any:
+		if at, ok := a.([]any); ok {
+			return append(at, bt...)
+		}
+	case map[string]any:
+		if at, ok := a.(map[string]any); ok {
+			for k, v := range bt {
+				if old, ok := at[k]; ok {
+					at[k] = mergeValue(old, v)
+				} else {
+					at[k] = v
+				}
+			}
+			return at
+		}
+	}
+	return b
+}
