@@ -1,0 +1,399 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// envPrefix prefixes the environment variable of every setting: --data-dir
+// is SEEDENGINE_DATA_DIR.
+const envPrefix = "SEEDENGINE_"
+
+// Config is every setting of the program, read once here and copied onto the
+// adapters by the wiring in main.go. Zero values are never used: defaults are
+// set by the flag definitions.
+type Config struct {
+	Addr        string
+	DataDir     string
+	DatabaseURL string
+	BlobURL     string
+	LogFormat   string
+	LogLevel    string
+	Environment string
+
+	ShutdownTimeout time.Duration
+
+	// HTTP API.
+	MaxBodyBytes int64
+	RateLimit    float64
+	RateBurst    int
+
+	// Queue.
+	Workers           int
+	QueuePollInterval time.Duration
+	JobTimeout        time.Duration
+	JobRescueAfter    time.Duration
+	MaxAttempts       int
+
+	flags   *flag.FlagSet   // the parsed flags, pointing at the fields above
+	secrets map[string]bool // flag names whose values are redacted
+	known   map[string]bool // flag names that are settings, not command flags
+}
+
+// settingGroup selects which settings a subcommand takes.
+type settingGroup int
+
+const (
+	groupStore  settingGroup = 1 << iota // data dir, database, blob store, logging
+	groupServer                          // HTTP listener and API limits
+	groupQueue                           // job workers
+)
+
+// setting describes one flag and its environment variable.
+type setting struct {
+	name   string
+	usage  string
+	group  settingGroup
+	secret bool // redacted in logs; may also be read from $ENV_FILE
+	define func(fs *flag.FlagSet, c *Config, name, usage string)
+}
+
+func stringSetting(name, def, usage string, g settingGroup, field func(*Config) *string) setting {
+	return setting{name: name, usage: usage, group: g, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.StringVar(field(c), n, def, u)
+	}}
+}
+
+// settings lists every setting. The defaults here are the embedded set-up:
+// SQLite and a local directory under ./data, listening on loopback.
+var settings = []setting{
+	stringSetting("data-dir", "./data", "directory for the embedded database and object store", groupStore, func(c *Config) *string { return &c.DataDir }),
+	func() setting {
+		s := stringSetting("database-url", "", "database: postgres://… for PostgreSQL; default: SQLite file <data-dir>/seedengine.db", groupStore, func(c *Config) *string { return &c.DatabaseURL })
+		s.secret = true
+		return s
+	}(),
+	stringSetting("blob-url", "", "object store: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem://; default: file://<data-dir>/objects", groupStore, func(c *Config) *string { return &c.BlobURL }),
+	stringSetting("log-format", "text", "log format: json or text", groupStore, func(c *Config) *string { return &c.LogFormat }),
+	stringSetting("log-level", "info", "log level: debug, info, warn or error", groupStore, func(c *Config) *string { return &c.LogLevel }),
+	stringSetting("addr", "127.0.0.1:8080", "HTTP listen address; without API keys only a loopback address is allowed", groupServer, func(c *Config) *string { return &c.Addr }),
+	stringSetting("environment", "development", "deployment environment name reported by GET /", groupServer, func(c *Config) *string { return &c.Environment }),
+	{name: "max-body-bytes", usage: "largest accepted request body in bytes", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Int64Var(&c.MaxBodyBytes, n, 16<<20, u)
+	}},
+	{name: "rate-limit", usage: "requests per second allowed per API key (per client address without a key)", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Float64Var(&c.RateLimit, n, 100, u)
+	}},
+	{name: "rate-burst", usage: "burst size of the per-key rate limit", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.RateBurst, n, 200, u)
+	}},
+	{name: "shutdown-timeout", usage: "how long to wait for requests and in-flight jobs on SIGINT/SIGTERM", group: groupServer | groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.ShutdownTimeout, n, 30*time.Second, u)
+	}},
+	{name: "workers", usage: "concurrent job workers", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.Workers, n, 50, u)
+	}},
+	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)
+	}},
+	{name: "job-timeout", usage: "longest a single job may run", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.JobTimeout, n, 10*time.Minute, u)
+	}},
+	{name: "job-rescue-after", usage: "when a job left running by a dead worker is retried (at least --job-timeout)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.JobRescueAfter, n, 15*time.Minute, u)
+	}},
+	{name: "max-attempts", usage: "attempts per job before it is given up", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.MaxAttempts, n, 5, u)
+	}},
+}
+
+// envName returns the environment variable of a flag.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// errHelp is returned by parseConfig when help was asked for and printed.
+var errHelp = errors.New("help requested")
+
+// parseConfig parses args for a subcommand that takes the settings in groups,
+// filling what the command line leaves unset from the environment. Every
+// error is one line that names the setting.
+// The optional extra function defines flags of the command's own, which have
+// no environment variable.
+func parseConfig(cmd, summary string, groups settingGroup, args []string, getenv func(string) string, stdout io.Writer, extra func(*flag.FlagSet)) (*Config, []string, error) {
+	c := &Config{}
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	secrets, known := map[string]bool{}, map[string]bool{}
+	for _, s := range settings {
+		if s.group&groups == 0 {
+			continue
+		}
+		s.define(fs, c, s.name, fmt.Sprintf("%s (env %s)", s.usage, envName(s.name)))
+		known[s.name] = true
+		if s.secret {
+			secrets[s.name] = true
+		}
+	}
+	if extra != nil {
+		extra(fs)
+	}
+	fs.Usage = func() { printUsage(stdout, cmd, summary, fs) }
+	// Flags may come before or after positional arguments
+	// ("apikey revoke NAME --data-dir D"); "--" ends the flags.
+	var positional, afterDash []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, afterDash = args[:i], args[i+1:]
+	}
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, nil, errHelp
+			}
+			return nil, nil, fmt.Errorf("%s: %v", cmd, err)
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	positional = append(positional, afterDash...)
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if envErr != nil || explicit[f.Name] || !known[f.Name] {
+			return
+		}
+		env := envName(f.Name)
+		v, ok := lookup(getenv, env)
+		if secrets[f.Name] {
+			if path, fok := lookup(getenv, env+"_FILE"); fok {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					envErr = fmt.Errorf("%s_FILE: %v", env, err)
+					return
+				}
+				v, ok = strings.TrimSpace(string(b)), true
+			}
+		}
+		if !ok {
+			return
+		}
+		if err := f.Value.Set(v); err != nil {
+			envErr = fmt.Errorf("invalid value %q for %s: %v", redactIf(secrets[f.Name], v), env, unwrapFlagErr(err))
+		}
+	})
+	if envErr != nil {
+		return nil, nil, envErr
+	}
+	if err := c.finish(groups); err != nil {
+		return nil, nil, err
+	}
+	c.flags, c.secrets, c.known = fs, secrets, known
+	return c, positional, nil
+}
+
+func lookup(getenv func(string) string, name string) (string, bool) {
+	v := getenv(name)
+	return v, v != ""
+}
+
+func unwrapFlagErr(err error) error {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return ne.Err
+	}
+	return err
+}
+
+func redactIf(secret bool, v string) string {
+	if secret {
+		return "[redacted]"
+	}
+	return v
+}
+
+// finish validates the parsed values and derives the defaults that depend
+// on other settings.
+func (c *Config) finish(groups settingGroup) error {
+	if groups&groupStore != 0 {
+		if c.DataDir == "" {
+			return errors.New("--data-dir must not be empty")
+		}
+		abs, err := filepath.Abs(c.DataDir)
+		if err != nil {
+			return fmt.Errorf("--data-dir: %v", err)
+		}
+		c.DataDir = abs
+		if c.DatabaseURL == "" {
+			c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "seedengine.db")
+		}
+		if err := validateDatabaseURL(c.DatabaseURL); err != nil {
+			return fmt.Errorf("--database-url: %v", err)
+		}
+		if c.BlobURL == "" {
+			c.BlobURL = "file://" + filepath.ToSlash(filepath.Join(c.DataDir, "objects"))
+		}
+		if err := validateBlobURL(c.BlobURL); err != nil {
+			return fmt.Errorf("--blob-url: %v", err)
+		}
+		switch c.LogFormat {
+		case "json", "text":
+		default:
+			return fmt.Errorf("--log-format: %q must be json or text", c.LogFormat)
+		}
+		switch c.LogLevel {
+		case "debug", "info", "warn", "error":
+		default:
+			return fmt.Errorf("--log-level: %q must be debug, info, warn or error", c.LogLevel)
+		}
+	}
+	if groups&groupServer != 0 {
+		if _, port, err := net.SplitHostPort(c.Addr); err != nil {
+			return fmt.Errorf("--addr: %q must be host:port", c.Addr)
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("--addr: port %q must be a number from 0 to 65535", port)
+		}
+		if c.MaxBodyBytes < 1024 {
+			return fmt.Errorf("--max-body-bytes: %d must be at least 1024", c.MaxBodyBytes)
+		}
+		if c.RateLimit <= 0 {
+			return fmt.Errorf("--rate-limit: %v must be positive", c.RateLimit)
+		}
+		if c.RateBurst < 1 {
+			return fmt.Errorf("--rate-burst: %d must be at least 1", c.RateBurst)
+		}
+		if c.ShutdownTimeout <= 0 {
+			return fmt.Errorf("--shutdown-timeout: %v must be positive", c.ShutdownTimeout)
+		}
+	}
+	if groups&groupQueue != 0 {
+		if c.Workers < 1 || c.Workers > 10000 {
+			return fmt.Errorf("--workers: %d must be from 1 to 10000", c.Workers)
+		}
+		if c.QueuePollInterval < time.Millisecond {
+			return fmt.Errorf("--queue-poll-interval: %v must be at least 1ms", c.QueuePollInterval)
+		}
+		if c.JobTimeout <= 0 {
+			return fmt.Errorf("--job-timeout: %v must be positive", c.JobTimeout)
+		}
+		if c.JobRescueAfter < c.JobTimeout {
+			return fmt.Errorf("--job-rescue-after: %v must be at least --job-timeout (%v)", c.JobRescueAfter, c.JobTimeout)
+		}
+		if c.MaxAttempts < 1 || c.MaxAttempts > 100 {
+			return fmt.Errorf("--max-attempts: %d must be from 1 to 100", c.MaxAttempts)
+		}
+	}
+	return nil
+}
+
+func validateDatabaseURL(s string) error {
+	switch {
+	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
+		if _, err := url.Parse(s); err != nil {
+			return errors.New("not a valid postgres:// URL")
+		}
+		return nil
+	case strings.HasPrefix(s, "sqlite:"):
+		if strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//") == "" {
+			return errors.New("sqlite: needs a file path")
+		}
+		return nil
+	}
+	return fmt.Errorf("%q must start with postgres://, postgresql:// or sqlite:", redactURL(s))
+}
+
+func validateBlobURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL", s)
+	}
+	switch u.Scheme {
+	case "file":
+		if u.Path == "" {
+			return errors.New("file:// needs an absolute directory path")
+		}
+	case "s3":
+		if u.Host == "" {
+			return errors.New("s3:// needs a bucket name")
+		}
+	case "mem":
+	default:
+		return fmt.Errorf("scheme %q must be file, s3 or mem", u.Scheme)
+	}
+	return nil
+}
+
+// redactURL hides the password of a URL, if any.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// logAttrs returns the effective configuration for the start-up log line,
+// with secrets redacted, in flag-name order.
+func (c *Config) logAttrs() []any {
+	var attrs []any
+	c.flags.VisitAll(func(f *flag.Flag) {
+		if !c.known[f.Name] {
+			return
+		}
+		v := f.Value.String()
+		if c.secrets[f.Name] {
+			v = redactURL(v)
+		}
+		attrs = append(attrs, strings.ReplaceAll(f.Name, "-", "_"), v)
+	})
+	return attrs
+}
+
+// isLoopbackAddr reports whether a listen address only accepts connections
+// from this machine.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func printUsage(w io.Writer, cmd, summary string, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: seedengine %s [flags]\n\n%s\n", cmd, summary)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nFlags (each also read from its environment variable):\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		def := ""
+		if f.DefValue != "" {
+			def = fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "  --%s\n        %s%s\n", f.Name, f.Usage, def)
+	})
+}

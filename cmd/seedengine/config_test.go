@@ -1,0 +1,87 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func envMap(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+func TestParseConfigDefaults(t *testing.T) {
+	t.Parallel()
+	c, rest, err := parseConfig("serve", "", groupStore|groupServer|groupQueue, nil, envMap(nil), io.Discard, nil)
+	require.NoError(t, err)
+	require.Empty(t, rest)
+	abs, _ := filepath.Abs("./data")
+	require.Equal(t, "127.0.0.1:8080", c.Addr)
+	require.Equal(t, abs, c.DataDir)
+	require.Equal(t, "sqlite:"+filepath.Join(abs, "seedengine.db"), c.DatabaseURL)
+	require.Equal(t, "file://"+filepath.Join(abs, "objects"), c.BlobURL)
+	require.Equal(t, "text", c.LogFormat)
+	require.Equal(t, 50, c.Workers)
+	require.Equal(t, 100*time.Millisecond, c.QueuePollInterval)
+}
+
+func TestParseConfigPrecedence(t *testing.T) {
+	t.Parallel()
+	env := envMap(map[string]string{
+		"SEEDENGINE_ADDR":       "127.0.0.1:9999",
+		"SEEDENGINE_LOG_FORMAT": "json",
+		"SEEDENGINE_WORKERS":    "7",
+	})
+	c, _, err := parseConfig("serve", "", groupStore|groupServer|groupQueue, []string{"--addr", "127.0.0.1:1234"}, env, io.Discard, nil)
+	require.NoError(t, err)
+	require.Equal(t, "127.0.0.1:1234", c.Addr, "a flag wins over its environment variable")
+	require.Equal(t, "json", c.LogFormat, "the environment fills what the flags leave unset")
+	require.Equal(t, 7, c.Workers)
+}
+
+func TestParseConfigSecretFromFileIsRedacted(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "db-url")
+	require.NoError(t, os.WriteFile(path, []byte("postgres://app:s3cret@127.0.0.1:5432/seeds\n"), 0o600))
+	c, _, err := parseConfig("migrate", "", groupStore, nil, envMap(map[string]string{"SEEDENGINE_DATABASE_URL_FILE": path}), io.Discard, nil)
+	require.NoError(t, err)
+	require.Equal(t, "postgres://app:s3cret@127.0.0.1:5432/seeds", c.DatabaseURL)
+	logged := strings.Join(strings.Fields(strings.Trim(strings.ReplaceAll(fmtAttrs(c.logAttrs()), "\n", " "), " ")), " ")
+	require.NotContains(t, logged, "s3cret")
+	require.Contains(t, logged, "database_url=postgres://app:xxxxx@127.0.0.1:5432/seeds")
+}
+
+func fmtAttrs(attrs []any) string {
+	var b strings.Builder
+	for i := 0; i+1 < len(attrs); i += 2 {
+		b.WriteString(attrs[i].(string) + "=" + attrs[i+1].(string) + " ")
+	}
+	return b.String()
+}
+
+func TestIsLoopbackAddr(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true, "[::1]:80": true, "localhost:1": true, "127.1.2.3:0": true,
+		":8080": false, "0.0.0.0:8080": false, "[::]:80": false, "10.0.0.1:80": false, "example.com:80": false,
+	} {
+		require.Equal(t, want, isLoopbackAddr(addr), addr)
+	}
+}
+
+// TestREADMEDocumentsEverySetting keeps the README's configuration table
+// true to the flags.
+func TestREADMEDocumentsEverySetting(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	for _, s := range settings {
+		require.Contains(t, string(readme), "`--"+s.name+"`", "README.md must document --%s", s.name)
+		require.Contains(t, string(readme), envName(s.name), "README.md must document %s", envName(s.name))
+	}
+}

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+)
+
+// knownCategories are the category values listed in GET /; any slug is
+// accepted.
+var knownCategories = []string{"news", "policy", "press_release", "regulation", "statistics", "procurement", "events", "research"}
+
+func version() string { return seedengine.Version }
+
+func commit() string {
+	if seedengine.Commit != "" {
+		return seedengine.Commit
+	}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return "unknown"
+}
+
+func newLogger(c *Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.LogLevel)) // validated in finish
+	opts := &slog.HandlerOptions{Level: level}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// app is the wired service: the stores, the queue and the logger.
+type app struct {
+	cfg    *Config
+	log    *slog.Logger
+	db     *sqlstore.DB
+	blobs  *blobstore.Store
+	keys   *sqlstore.APIKeyService
+	batchs *sqlstore.BatchService
+	queue  *jobs.Queue
+}
+
+// openApp opens the database (applying migrations), the object store and
+// the queue. The caller closes it.
+func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
+	db, err := sqlstore.Open(ctx, c.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	a := &app{cfg: c, log: log, db: db}
+	if err := db.Migrate(ctx); err != nil {
+		a.close()
+		return nil, fmt.Errorf("migrate database: %w", err)
+	}
+	if a.blobs, err = blobstore.Open(ctx, c.BlobURL); err != nil {
+		a.close()
+		return nil, fmt.Errorf("open object store: %w", err)
+	}
+	a.keys = sqlstore.NewAPIKeyService(db)
+	a.batchs = sqlstore.NewBatchService(db)
+	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
+		Workers:              c.Workers,
+		PollInterval:         c.QueuePollInterval,
+		MaxAttempts:          c.MaxAttempts,
+		JobTimeout:           c.JobTimeout,
+		RescueStuckJobsAfter: c.JobRescueAfter,
+		Logger:               log,
+	})
+	if err != nil {
+		a.close()
+		return nil, fmt.Errorf("create queue: %w", err)
+	}
+	a.batchs.Enqueuer = a.queue
+	return a, nil
+}
+
+func (a *app) close() {
+	if a.blobs != nil {
+		if err := a.blobs.Close(); err != nil {
+			a.log.Error("close object store", "event", "close_failed", "err", err)
+		}
+	}
+	if a.db != nil {
+		if err := a.db.Close(); err != nil {
+			a.log.Error("close database", "event", "close_failed", "err", err)
+		}
+	}
+}
+
+const serveSummary = `Run the HTTP API and the job workers in one process. Migrations are applied
+at start. SIGINT or SIGTERM stops accepting requests, lets in-flight requests
+and jobs finish (up to --shutdown-timeout) and exits; jobs still running then
+are released and run again later.`
+
+const workerSummary = `Run the job workers only, against the same database and object store as
+serve, to spread the work over more machines.`
+
+// runServe runs serve (API and workers) or, without withAPI, worker.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, withAPI bool) error {
+	name, summary, groups := "worker", workerSummary, groupStore|groupQueue
+	if withAPI {
+		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue
+	}
+	c, rest, err := parseCommand(name, summary, groups, args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(name, rest); err != nil {
+		return err
+	}
+	log := newLogger(c, stderr)
+	log.Info("starting", append([]any{"event", "config", "command", name, "version", version(), "commit", commit(), "go_version", runtime.Version()}, c.logAttrs()...)...)
+	start := time.Now()
+
+	a, err := openApp(ctx, c, log)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	var srv *http.Server
+	var ln net.Listener
+	if withAPI {
+		n, err := a.keys.CountActiveAPIKeys(ctx)
+		if err != nil {
+			return fmt.Errorf("count API keys: %w", err)
+		}
+		if n == 0 && !isLoopbackAddr(c.Addr) {
+			return fmt.Errorf("--addr: %s is not a loopback address and no API key exists; create one with `seedengine apikey create --name NAME --scope admin` or listen on 127.0.0.1", c.Addr)
+		}
+		if n == 0 {
+			log.Warn("no API keys: the API is open to anyone who can reach the loopback address", "event", "auth_open")
+		}
+		api := httpapi.New(httpapi.Config{
+			Logger:       log,
+			Version:      version(),
+			Commit:       commit(),
+			GoVersion:    runtime.Version(),
+			Environment:  c.Environment,
+			MaxBodyBytes: c.MaxBodyBytes,
+			RateLimit:    c.RateLimit,
+			RateBurst:    c.RateBurst,
+			Categories:   knownCategories,
+			// Revoking the last key must not open a server that others can reach.
+			RequireKeys: !isLoopbackAddr(c.Addr),
+		}, httpapi.Deps{
+			APIKeys:    a.keys,
+			Batches:    a.batchs,
+			QueueStats: a.queue,
+			Checks: map[string]seedengine.Checker{
+				"database":     seedengine.CheckerFunc(a.db.Check),
+				"object_store": seedengine.CheckerFunc(a.blobs.Check),
+				"queue":        seedengine.CheckerFunc(a.queue.Check),
+			},
+		})
+		ln, err = net.Listen("tcp", c.Addr)
+		if err != nil {
+			return fmt.Errorf("--addr: %w", err)
+		}
+		srv = &http.Server{
+			Handler:           api.Handler(),
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       2 * time.Minute,
+			WriteTimeout:      5 * time.Minute,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+	}
+
+	// The queue outlives ctx: a signal must stop it gracefully through Stop,
+	// not cancel the jobs in flight.
+	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return fmt.Errorf("start queue: %w", err)
+	}
+
+	serveErr := make(chan error, 1)
+	if srv != nil {
+		go func() { serveErr <- srv.Serve(ln) }()
+		log.Info("listening", "event", "http_listening", "addr", ln.Addr().String(), "startup_ms", time.Since(start).Milliseconds())
+	} else {
+		log.Info("workers running", "event", "worker_started", "workers", c.Workers, "startup_ms", time.Since(start).Milliseconds())
+	}
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "event", "shutdown_started", "timeout", c.ShutdownTimeout.String())
+	case err := <-serveErr:
+		runErr = fmt.Errorf("http server: %w", err)
+	}
+
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
+	defer cancel()
+	if srv != nil {
+		if err := srv.Shutdown(shutdownCtx); err != nil {
+			log.Error("http shutdown", "event", "shutdown_http_failed", "err", err)
+		}
+	}
+	if err := a.queue.Stop(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		log.Error("queue stop", "event", "shutdown_queue_failed", "err", err)
+	}
+	log.Info("stopped", "event", "shutdown_complete")
+	return runErr
+}
+
+const migrateSummary = `Apply the database migrations (the queue's and the service's) and exit.
+serve and worker apply them at start too; migrate is for deployments that
+run them as a separate step.`
+
+func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c, rest, err := parseCommand("migrate", migrateSummary, groupStore, args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	if err := noArgs("migrate", rest); err != nil {
+		return err
+	}
+	log := newLogger(c, stderr)
+	db, err := sqlstore.Open(ctx, c.DatabaseURL)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer db.Close()
+	if err := db.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	log.Info("migrations applied", "event", "migrated", "engine", string(db.Engine()))
+	fmt.Fprintln(stdout, "migrations applied")
+	return nil
+}

@@ -1,0 +1,408 @@
+package blobstore
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Roots of the layout (DESIGN §5). Listing under a root and parsing each key
+// with ParseKey is how callers walk the store.
+const (
+	RawRoot       = "raw/"
+	ProdRoot      = "prod/"
+	LivenessRoot  = "prod/liveness/"
+	ContractsRoot = "prod/contracts/"
+)
+
+// SuccessSuffix marks a checkpoint: an empty object written after the object
+// it names, so a reader that sees it knows the data is complete.
+const SuccessSuffix = ".success"
+
+// RawMetadataName is the one non-chunk file a raw partition is known to hold.
+const RawMetadataName = "raw_metadata.json"
+
+// Files of a domain directory under a prod partition. ProdDomainFileKey
+// accepts only these, so a typo cannot create a file nobody reads.
+const (
+	FileDomainMetadata        = "domain_metadata.json"
+	FileDomainMetadataSuccess = "domain_metadata.json" + SuccessSuffix
+	FileRobots                = "robots.txt"
+	FileSitemap               = "sitemap.xml"
+)
+
+// ContractTimeLayout is the time form in contract evidence keys: UTC, one
+// second resolution and no colons, so the key is a valid file name on every
+// OS and sorts by time.
+const ContractTimeLayout = "2006-01-02T150405Z"
+
+// KeyKind says which entry of the layout a key is.
+type KeyKind string
+
+// The kinds ParseKey recognises.
+const (
+	KindRawChunk         KeyKind = "raw_chunk"
+	KindRawCheckpoint    KeyKind = "raw_checkpoint"
+	KindRawMetadata      KeyKind = "raw_metadata"
+	KindProdDomainFile   KeyKind = "prod_domain_file"
+	KindLiveness         KeyKind = "liveness"
+	KindContractEvidence KeyKind = "contract_evidence"
+)
+
+// Key is a parsed object key. Only the fields of its Kind are set: Partition
+// for raw and prod domain keys (Country and Date only for liveness), Chunk for
+// raw chunks and checkpoints, Domain and File for prod domain files, Domain
+// and Time for contract evidence, BatchID for liveness results.
+type Key struct {
+	Kind      KeyKind
+	Partition seedengine.Partition
+	Chunk     int
+	Domain    string
+	File      string
+	BatchID   string
+	Time      time.Time
+}
+
+var prodDomainFiles = map[string]bool{
+	FileDomainMetadata:        true,
+	FileDomainMetadataSuccess: true,
+	FileRobots:                true,
+	FileSitemap:               true,
+}
+
+const (
+	chunkPrefix  = "raw_"
+	chunkExt     = ".json"
+	chunkDigits  = 4
+	livenessExt  = ".jsonl"
+	contractExt  = ".json"
+	maxBatchID   = 64
+	maxDomainLen = 253
+)
+
+// PartitionPrefix returns the raw prefix of p, ending in "/", for listing
+// the chunks of one partition.
+func PartitionPrefix(p seedengine.Partition) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	return RawRoot + hivePath(p), nil
+}
+
+// ProdPartitionPrefix returns the prod prefix of p, ending in "/"; its
+// immediate subdirectories are the domains collected for p.
+func ProdPartitionPrefix(p seedengine.Partition) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	return ProdRoot + hivePath(p), nil
+}
+
+// ChunkName returns the base name of chunk n without extension
+// ("raw_0001"). Chunks are numbered from 1 with at least four digits.
+func ChunkName(n int) (string, error) {
+	if n < 1 {
+		return "", seedengine.FieldErrorf("chunk", "chunk number must be at least 1, got %d", n)
+	}
+	s := strconv.Itoa(n)
+	if len(s) < chunkDigits {
+		s = strings.Repeat("0", chunkDigits-len(s)) + s
+	}
+	return chunkPrefix + s, nil
+}
+
+// ParseChunkName is the inverse of ChunkName. It accepts only the canonical
+// form, so one chunk number has exactly one name: "raw_00001" is rejected
+// because ChunkName(1) is "raw_0001".
+func ParseChunkName(name string) (int, error) {
+	digits, ok := strings.CutPrefix(name, chunkPrefix)
+	bad := !ok || len(digits) < chunkDigits || (len(digits) > chunkDigits && digits[0] == '0')
+	for i := 0; !bad && i < len(digits); i++ {
+		bad = digits[i] < '0' || digits[i] > '9'
+	}
+	if bad {
+		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", truncate(name, 40))
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 {
+		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", truncate(name, 40))
+	}
+	return n, nil
+}
+
+// RawChunkKey returns the key of raw chunk n of partition p.
+func RawChunkKey(p seedengine.Partition, n int) (string, error) {
+	prefix, err := PartitionPrefix(p)
+	if err != nil {
+		return "", err
+	}
+	name, err := ChunkName(n)
+	if err != nil {
+		return "", err
+	}
+	return prefix + name + chunkExt, nil
+}
+
+// RawCheckpointKey returns the key of the checkpoint of raw chunk n, written
+// after the chunk so readers never pick up a partial file.
+func RawCheckpointKey(p seedengine.Partition, n int) (string, error) {
+	key, err := RawChunkKey(p, n)
+	if err != nil {
+		return "", err
+	}
+	return key + SuccessSuffix, nil
+}
+
+// RawMetadataKey returns the key of the partition's raw_metadata.json.
+func RawMetadataKey(p seedengine.Partition) (string, error) {
+	prefix, err := PartitionPrefix(p)
+	if err != nil {
+		return "", err
+	}
+	return prefix + RawMetadataName, nil
+}
+
+// ProdDomainPrefix returns the prefix, ending in "/", of the files collected
+// for domain in partition p.
+func ProdDomainPrefix(p seedengine.Partition, domain string) (string, error) {
+	prefix, err := ProdPartitionPrefix(p)
+	if err != nil {
+		return "", err
+	}
+	if err := ValidateDomain(domain); err != nil {
+		return "", err
+	}
+	return prefix + domain + "/", nil
+}
+
+// ProdDomainFileKey returns the key of one of the known domain files
+// (FileDomainMetadata, FileDomainMetadataSuccess, FileRobots, FileSitemap).
+func ProdDomainFileKey(p seedengine.Partition, domain, file string) (string, error) {
+	prefix, err := ProdDomainPrefix(p, domain)
+	if err != nil {
+		return "", err
+	}
+	if !prodDomainFiles[file] {
+		return "", seedengine.FieldErrorf("file", "%q is not a known domain file", truncate(file, 40))
+	}
+	return prefix + file, nil
+}
+
+// LivenessPrefix returns the prefix, ending in "/", of the liveness results
+// of one country and date.
+func LivenessPrefix(country, date string) (string, error) {
+	if err := seedengine.ValidateCountry(country); err != nil {
+		return "", err
+	}
+	if err := seedengine.ValidateDate(date); err != nil {
+		return "", err
+	}
+	return LivenessRoot + "country=" + country + "/date=" + date + "/", nil
+}
+
+// LivenessKey returns the key of the liveness results of one batch.
+func LivenessKey(country, date, batchID string) (string, error) {
+	prefix, err := LivenessPrefix(country, date)
+	if err != nil {
+		return "", err
+	}
+	if err := validateBatchID(batchID); err != nil {
+		return "", err
+	}
+	return prefix + batchID + livenessExt, nil
+}
+
+// ContractEvidencePrefix returns the prefix, ending in "/", of the contract
+// evidence of one domain; its keys sort by run time.
+func ContractEvidencePrefix(domain string) (string, error) {
+	if err := ValidateDomain(domain); err != nil {
+		return "", err
+	}
+	return ContractsRoot + domain + "/", nil
+}
+
+// ContractEvidenceKey returns the key of the evidence of the contract run at
+// t. The key keeps whole seconds only, so two runs of one domain within a
+// second share a key; write it with PutIfAbsent to notice.
+func ContractEvidenceKey(domain string, t time.Time) (string, error) {
+	prefix, err := ContractEvidencePrefix(domain)
+	if err != nil {
+		return "", err
+	}
+	if t.IsZero() {
+		return "", seedengine.FieldErrorf("time", "contract run time is required")
+	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return "", seedengine.FieldErrorf("time", "contract run time must be within years 1 to 9999")
+	}
+	return prefix + t.UTC().Format(ContractTimeLayout) + contractExt, nil
+}
+
+// ParseKey parses any key of the layout. A key outside it, including stray
+// files under a raw partition such as .DS_Store or raw_0001.json.tmp, is an
+// EINVALID error with Field "key", so a listing loop can skip it with
+// `if err != nil || k.Kind != KindRawChunk { continue }`.
+func ParseKey(key string) (Key, error) {
+	k, ok := parseKey(key)
+	if !ok {
+		return Key{}, seedengine.FieldErrorf("key", "%q is not a key of the object store layout", truncate(key, 200))
+	}
+	return k, nil
+}
+
+func parseKey(key string) (Key, bool) {
+	parts := strings.Split(key, "/")
+	switch {
+	case parts[0] == "raw" && len(parts) == 5:
+		return parseRaw(parts[1:])
+	case parts[0] != "prod" || len(parts) < 2:
+		return Key{}, false
+	case parts[1] == "liveness" && len(parts) == 5:
+		return parseLiveness(parts[2:])
+	case parts[1] == "contracts" && len(parts) == 4:
+		return parseContract(parts[2:])
+	case len(parts) == 6:
+		return parseProdDomainFile(parts[1:])
+	}
+	return Key{}, false
+}
+
+// parseRaw parses country=…/category=…/date=…/file.
+func parseRaw(parts []string) (Key, bool) {
+	p, ok := parsePartition(parts[:3])
+	if !ok {
+		return Key{}, false
+	}
+	file := parts[3]
+	if file == RawMetadataName {
+		return Key{Kind: KindRawMetadata, Partition: p}, true
+	}
+	kind := KindRawChunk
+	if name, cut := strings.CutSuffix(file, SuccessSuffix); cut {
+		kind, file = KindRawCheckpoint, name
+	}
+	name, ok := strings.CutSuffix(file, chunkExt)
+	if !ok {
+		return Key{}, false
+	}
+	n, err := ParseChunkName(name)
+	if err != nil {
+		return Key{}, false
+	}
+	return Key{Kind: kind, Partition: p, Chunk: n}, true
+}
+
+// parseProdDomainFile parses country=…/category=…/date=…/domain/file.
+func parseProdDomainFile(parts []string) (Key, bool) {
+	p, ok := parsePartition(parts[:3])
+	if !ok || ValidateDomain(parts[3]) != nil || !prodDomainFiles[parts[4]] {
+		return Key{}, false
+	}
+	return Key{Kind: KindProdDomainFile, Partition: p, Domain: parts[3], File: parts[4]}, true
+}
+
+// parseLiveness parses country=…/date=…/batch.jsonl.
+func parseLiveness(parts []string) (Key, bool) {
+	country, ok1 := strings.CutPrefix(parts[0], "country=")
+	date, ok2 := strings.CutPrefix(parts[1], "date=")
+	batch, ok3 := strings.CutSuffix(parts[2], livenessExt)
+	if !ok1 || !ok2 || !ok3 ||
+		seedengine.ValidateCountry(country) != nil || seedengine.ValidateDate(date) != nil || validateBatchID(batch) != nil {
+		return Key{}, false
+	}
+	return Key{Kind: KindLiveness, Partition: seedengine.Partition{Country: country, Date: date}, BatchID: batch}, true
+}
+
+// parseContract parses domain/time.json.
+func parseContract(parts []string) (Key, bool) {
+	stamp, ok := strings.CutSuffix(parts[1], contractExt)
+	if !ok || ValidateDomain(parts[0]) != nil || len(stamp) != len(ContractTimeLayout) {
+		return Key{}, false
+	}
+	t, err := time.Parse(ContractTimeLayout, stamp)
+	if err != nil {
+		return Key{}, false
+	}
+	return Key{Kind: KindContractEvidence, Domain: parts[0], Time: t}, true
+}
+
+func parsePartition(parts []string) (seedengine.Partition, bool) {
+	country, ok1 := strings.CutPrefix(parts[0], "country=")
+	category, ok2 := strings.CutPrefix(parts[1], "category=")
+	date, ok3 := strings.CutPrefix(parts[2], "date=")
+	p := seedengine.Partition{Country: country, Category: category, Date: date}
+	if !ok1 || !ok2 || !ok3 || p.Validate() != nil {
+		return seedengine.Partition{}, false
+	}
+	return p, true
+}
+
+func hivePath(p seedengine.Partition) string {
+	return "country=" + p.Country + "/category=" + p.Category + "/date=" + p.Date + "/"
+}
+
+// ValidateDomain accepts a lower-case hostname in A-label form (what the
+// discovery code stores as registrable_domain): dot-separated labels of 1 to
+// 63 characters from [a-z0-9_-], not starting or ending with "-", at most 253
+// characters in all. Anything else, "/" and ".." included, is an EINVALID
+// error with Field "domain", so a domain can never move a key outside its
+// directory.
+func ValidateDomain(d string) error {
+	if d == "" {
+		return seedengine.FieldErrorf("domain", "domain is required")
+	}
+	if len(d) > maxDomainLen {
+		return seedengine.FieldErrorf("domain", "domain must be at most %d characters", maxDomainLen)
+	}
+	for label := range strings.SplitSeq(d, ".") {
+		if !validLabel(label) {
+			return seedengine.FieldErrorf("domain", "%q is not a lower-case hostname in A-label form", truncate(d, 64))
+		}
+	}
+	return nil
+}
+
+func validLabel(l string) bool {
+	if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
+
+// validateBatchID accepts ULIDs and UUIDs (and anything else of
+// [0-9A-Za-z-]), which are safe as a file name on every driver.
+func validateBatchID(id string) error {
+	if id == "" {
+		return seedengine.FieldErrorf("batch_id", "batch id is required")
+	}
+	if len(id) > maxBatchID {
+		return seedengine.FieldErrorf("batch_id", "batch id must be at most %d characters", maxBatchID)
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' {
+			return seedengine.FieldErrorf("batch_id", "batch id %q must match [0-9A-Za-z-]", truncate(id, 64))
+		}
+	}
+	return nil
+}
+
+// truncate keeps error messages short without splitting a UTF-8 sequence.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,14 @@
+// Package httpapi is the HTTP surface of seedengine: every route in one
+// table (routes.go), served on a net/http ServeMux with huma for request
+// validation and the OpenAPI 3.1 document.
+//
+// Every request passes one cheap outer middleware (request id, panic
+// recovery, metrics, one access-log line); API routes also pass a
+// per-route one (bearer-key auth with ordered scopes, a token-bucket rate
+// limit, the body cap, 501 for routes whose capability is not built yet).
+// Every error, from huma or from a service, is an RFC 9457 problem with a
+// stable code from the root package.
+//
+// The package depends only on the root package's interfaces; cmd/seedengine
+// wires the adapters in.
+package httpapi

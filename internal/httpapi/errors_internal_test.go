@@ -1,0 +1,61 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+)
+
+func TestHTTPStatusCoversEveryCode(t *testing.T) {
+	t.Parallel()
+	for code, status := range map[string]int{
+		seedengine.EINVALID:        http.StatusUnprocessableEntity,
+		seedengine.ENOTFOUND:       http.StatusNotFound,
+		seedengine.ECONFLICT:       http.StatusConflict,
+		seedengine.EUNAUTHORIZED:   http.StatusUnauthorized,
+		seedengine.EFORBIDDEN:      http.StatusForbidden,
+		seedengine.ETOOLARGE:       http.StatusRequestEntityTooLarge,
+		seedengine.ERATELIMITED:    http.StatusTooManyRequests,
+		seedengine.EUNAVAILABLE:    http.StatusServiceUnavailable,
+		seedengine.ENOTIMPLEMENTED: http.StatusNotImplemented,
+		seedengine.EINTERNAL:       http.StatusInternalServerError,
+		"something new":            http.StatusInternalServerError,
+	} {
+		require.Equal(t, status, HTTPStatus(code), code)
+		if code != "something new" {
+			require.Equal(t, code, codeForStatus(status), "codeForStatus is the inverse for %s", code)
+		}
+	}
+}
+
+// Handlers that validate path parameters with the root package get the
+// location right; the partition routes will rely on it.
+func TestProblemFromErrorLocatesFields(t *testing.T) {
+	t.Parallel()
+	st := &reqState{id: "r1", path: "/api/v1/datasets/xx/news/2026-01-28"}
+	p := problemFromError(st, inPath(seedengine.ValidateCountry("xx")))
+	require.Equal(t, http.StatusUnprocessableEntity, p.Status)
+	require.Equal(t, seedengine.EINVALID, p.Code)
+	require.Equal(t, []FieldError{{Location: "path.country", Message: p.Detail}}, p.Errors)
+	require.Equal(t, "r1", p.RequestID)
+	require.Equal(t, st.path, p.Instance)
+
+	p = problemFromError(st, seedengine.FieldErrorf("urls", "too many"))
+	require.Equal(t, "body.urls", p.Errors[0].Location)
+
+	p = problemFromError(st, errors.New("pq: password authentication failed for user admin"))
+	require.Equal(t, "Internal error.", p.Detail)
+	require.Equal(t, seedengine.EINTERNAL, p.Code)
+	require.Empty(t, p.Errors)
+}
+
+func TestTruncateKeepsUTF8(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "abc", truncate("abc", 5))
+	require.Equal(t, "ab…", truncate("abcdef", 2))
+	require.Equal(t, "é…", truncate("ééé", 3)) // 3 bytes would cut the second é
+}

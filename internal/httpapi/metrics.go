@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/seedengine/seedengine"
+)
+
+// jobsScrapeTimeout bounds the queue query made at each scrape, so a slow
+// database delays /metrics by at most this much.
+const jobsScrapeTimeout = time.Second
+
+// metrics lives on a private registry so that two Servers (tests) or other
+// packages registering metrics never collide on the global one.
+type metrics struct {
+	reg      *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	handler  http.Handler
+
+	unmatched routeMetrics
+}
+
+func newMetrics(qs seedengine.QueueStatsService, logger *slog.Logger) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "seedengine_http_requests_total",
+			Help: "HTTP requests by method, route pattern and status.",
+		}, []string{"method", "route", "status"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "seedengine_http_request_duration_seconds",
+			Help:    "HTTP request duration by method and route pattern.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"method", "route"}),
+	}
+	m.reg.MustRegister(m.requests, m.duration,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if qs != nil {
+		m.reg.MustRegister(&jobsCollector{
+			qs:     qs,
+			logger: logger,
+			desc: prometheus.NewDesc("seedengine_jobs",
+				"Jobs in the queue by kind and state, read at scrape time.",
+				[]string{"kind", "state"}, nil),
+		})
+	}
+	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+		ErrorHandling: promhttp.ContinueOnError,
+	})
+	return m
+}
+
+// routeMetrics caches the metric children of one route, because resolving
+// label values hashes strings on every request.
+type routeMetrics struct {
+	children atomic.Pointer[[]metricChild]
+}
+
+type metricChild struct {
+	method   string
+	status   int
+	counter  prometheus.Counter
+	observer prometheus.Observer
+}
+
+func (m *metrics) observe(method string, rt *route, status int, d time.Duration) {
+	rm := &m.unmatched
+	label := "unmatched"
+	if rt != nil {
+		rm, label = &rt.metrics, rt.Path
+	}
+	method = metricMethod(method)
+	var c *metricChild
+	if cur := rm.children.Load(); cur != nil {
+		for i := range *cur {
+			if ch := &(*cur)[i]; ch.method == method && ch.status == status {
+				c = ch
+				break
+			}
+		}
+	}
+	if c == nil {
+		c = &metricChild{
+			method:   method,
+			status:   status,
+			counter:  m.requests.WithLabelValues(method, label, strconv.Itoa(status)),
+			observer: m.duration.WithLabelValues(method, label),
+		}
+		// Copy on write; a lost race only means one more lookup later.
+		var next []metricChild
+		if cur := rm.children.Load(); cur != nil {
+			next = append(next, *cur...)
+		}
+		next = append(next, *c)
+		rm.children.Store(&next)
+	}
+	c.counter.Inc()
+	c.observer.Observe(d.Seconds())
+}
+
+// metricMethod keeps the method label bounded: any method can be sent, and
+// each new one would be a new time series.
+func metricMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+		http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "OTHER"
+}
+
+// jobsCollector reads queue counts when Prometheus scrapes, so the gauge
+// is never staler than the scrape and costs nothing between scrapes.
+type jobsCollector struct {
+	qs     seedengine.QueueStatsService
+	logger *slog.Logger
+	desc   *prometheus.Desc
+}
+
+func (c *jobsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), jobsScrapeTimeout)
+	defer cancel()
+	counts, err := c.qs.CountJobs(ctx)
+	if err != nil {
+		// Leave the gauge out rather than report zeros that look real.
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "job counts unavailable for metrics",
+			slog.String("event", "metrics_jobs_failed"), slog.String("error", err.Error()))
+		return
+	}
+	type kindState struct{ kind, state string }
+	sum := map[kindState]int{}
+	var order []kindState
+	for _, jc := range counts {
+		k := kindState{jc.Kind, jc.State}
+		if _, ok := sum[k]; !ok {
+			order = append(order, k)
+		}
+		sum[k] += jc.Count
+	}
+	for _, k := range order {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(sum[k]), k.kind, k.state)
+	}
+}

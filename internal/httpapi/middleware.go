@@ -1,0 +1,319 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// reqState is what the middleware learns about a request as it goes: the
+// route once the mux has matched it, the key once auth has run. It lives
+// inside the response writer, so open routes need no context allocation;
+// API routes also get it in their context for handlers and huma's errors.
+type reqState struct {
+	srv   *Server
+	id    string
+	path  string
+	route *route
+	key   *seedengine.APIKey
+}
+
+func (st *reqState) routeLabel() string {
+	if st == nil || st.route == nil {
+		return "unmatched"
+	}
+	return st.route.Path
+}
+
+type stateKey struct{}
+
+func stateFrom(ctx context.Context) *reqState {
+	st, _ := ctx.Value(stateKey{}).(*reqState)
+	return st
+}
+
+// KeyFromContext returns the API key that authenticated the request, or
+// nil when the API is open (no key configured). Handlers use it for audit
+// records.
+func KeyFromContext(ctx context.Context) *seedengine.APIKey {
+	if st := stateFrom(ctx); st != nil {
+		return st.key
+	}
+	return nil
+}
+
+// RequestIDFromContext returns the request id also sent in X-Request-ID,
+// so work started by a request can be logged under it.
+func RequestIDFromContext(ctx context.Context) string {
+	if st := stateFrom(ctx); st != nil {
+		return st.id
+	}
+	return ""
+}
+
+// respWriter records what was sent, for the access log and metrics.
+type respWriter struct {
+	http.ResponseWriter
+	st          reqState
+	status      int
+	bytes       int64
+	wroteHeader bool
+}
+
+func (w *respWriter) WriteHeader(code int) {
+	if !w.wroteHeader && code >= 200 {
+		w.status = code
+		w.wroteHeader = true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *respWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+		w.wroteHeader = true
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController (used by huma for read deadlines)
+// reach the connection.
+func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush implements http.Flusher for handlers that stream.
+func (w *respWriter) Flush() {
+	if !w.wroteHeader {
+		w.status = http.StatusOK
+		w.wroteHeader = true
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// ServeHTTP is the outer middleware every request passes: request id,
+// panic recovery, metrics and exactly one access-log line. It stays cheap
+// because /health must serve tens of thousands of requests a second.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rw := &respWriter{ResponseWriter: w}
+	rw.st.srv = s
+	rw.st.path = r.URL.Path
+	rw.st.id = s.requestID(r)
+	w.Header()["X-Request-Id"] = []string{rw.st.id}
+	defer s.finish(rw, r, start)
+	s.mux.ServeHTTP(rw, r)
+}
+
+func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
+	rec := recover()
+	if rec != nil && rec != http.ErrAbortHandler {
+		s.logger.LogAttrs(context.Background(), slog.LevelError, "panic in handler",
+			slog.String("event", "http_panic"),
+			slog.String("request_id", rw.st.id),
+			slog.String("method", r.Method),
+			slog.String("route", rw.st.routeLabel()),
+			slog.String("panic", truncate(fmt.Sprint(rec), 1024)),
+			slog.String("stack", string(debug.Stack())),
+		)
+		if !rw.wroteHeader {
+			h := rw.Header()
+			for k := range h {
+				if k != "X-Request-Id" {
+					delete(h, k)
+				}
+			}
+			writeProblem(rw, newProblem(&rw.st, http.StatusInternalServerError, seedengine.EINTERNAL, internalDetail))
+		} else {
+			// The status line is gone; count the request as failed anyway.
+			rw.status = http.StatusInternalServerError
+		}
+	}
+	status := rw.status
+	if !rw.wroteHeader {
+		status = http.StatusOK // net/http sends 200 for a handler that wrote nothing
+	}
+	end := time.Now()
+	dur := end.Sub(start)
+	s.metrics.observe(r.Method, rw.st.route, status, dur)
+	s.logAccess(r, rw, status, end, dur)
+	if rec == http.ErrAbortHandler {
+		panic(rec) // let net/http abort the connection as the handler asked
+	}
+}
+
+// logAccess writes the one access-log line of a request. It builds the
+// record itself rather than calling Logger.LogAttrs, which would capture
+// the caller's program counter on every request for a source location
+// this line never needs.
+func (s *Server) logAccess(r *http.Request, rw *respWriter, status int, end time.Time, dur time.Duration) {
+	h := s.logger.Handler()
+	ctx := r.Context()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	key := "-"
+	if rw.st.key != nil {
+		key = rw.st.key.Name
+	}
+	rec := slog.NewRecord(end, slog.LevelInfo, "http request", 0)
+	rec.AddAttrs(
+		slog.String("event", "http_request"),
+		slog.String("method", r.Method),
+		slog.String("route", rw.st.routeLabel()),
+		slog.String("path", truncate(r.URL.Path, 512)),
+		slog.Int("status", status),
+		slog.Int64("bytes", rw.bytes),
+		slog.Float64("duration_ms", float64(dur.Microseconds())/1000),
+		slog.String("request_id", rw.st.id),
+		slog.String("key", key),
+		slog.String("remote", clientIP(r)),
+	)
+	_ = h.Handle(ctx, rec)
+}
+
+// wrap is the per-route middleware: it records the route and, for API
+// routes, authenticates, rate-limits, answers 501 for routes not built yet
+// and caps the body. Open routes return after one assignment.
+func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rw, ok := w.(*respWriter)
+		if !ok {
+			// Only reachable when the mux is served without ServeHTTP.
+			rw = &respWriter{ResponseWriter: w, st: reqState{srv: s, path: r.URL.Path, id: s.ids.next()}}
+		}
+		st := &rw.st
+		st.route = rt
+		if rt.Scope == "" {
+			h.ServeHTTP(rw, r)
+			return
+		}
+		if !s.authorize(rw, r, rt) {
+			return
+		}
+		if !rt.Implemented {
+			writeProblem(rw, newProblem(st, http.StatusNotImplemented, seedengine.ENOTIMPLEMENTED,
+				rt.Method+" "+rt.Path+" is not implemented yet; it arrives with the "+rt.Capability+" capability"))
+			return
+		}
+		if r.ContentLength > s.cfg.MaxBodyBytes {
+			writeProblem(rw, newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
+				"request body is larger than "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes"))
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+		if r.Body != nil && r.Body != http.NoBody {
+			// The original writer, so net/http closes the connection
+			// after a body that was cut off.
+			r.Body = http.MaxBytesReader(rw.ResponseWriter, r.Body, s.cfg.MaxBodyBytes)
+		}
+		h.ServeHTTP(rw, r)
+	})
+}
+
+// handleUnmatched answers every request no route matched: 405 with Allow
+// when the path is known, 404 otherwise, both as problems.
+func (s *Server) handleUnmatched(w http.ResponseWriter, r *http.Request) {
+	st := &reqState{srv: s, path: r.URL.Path}
+	if rw, ok := w.(*respWriter); ok {
+		st = &rw.st
+	}
+	if _, pattern := s.probe.Handler(r); pattern != "" {
+		if allow, ok := s.allowed[pattern]; ok {
+			w.Header().Set("Allow", allow)
+			writeProblem(w, newProblem(st, http.StatusMethodNotAllowed, seedengine.EINVALID,
+				"method "+truncate(r.Method, 16)+" is not allowed here; allowed: "+allow))
+			return
+		}
+	}
+	writeProblem(w, newProblem(st, http.StatusNotFound, seedengine.ENOTFOUND, "no such route"))
+}
+
+// idGen makes request ids from a random per-process prefix and a counter:
+// unique across processes, ordered within one, and free of the syscall a
+// random id per request would cost.
+type idGen struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newIDGen() *idGen {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &idGen{prefix: hex.EncodeToString(b[:])}
+}
+
+func (g *idGen) next() string {
+	const digits = "0123456789abcdef"
+	n := g.n.Add(1)
+	buf := make([]byte, len(g.prefix)+1+12)
+	copy(buf, g.prefix)
+	buf[len(g.prefix)] = '-'
+	for i := len(buf) - 1; i > len(g.prefix); i-- {
+		buf[i] = digits[n&0xf]
+		n >>= 4
+	}
+	return string(buf)
+}
+
+// requestID keeps a caller's X-Request-ID when it is 1 to 128 visible
+// ASCII characters, so a trace can cross services; anything else could
+// forge log lines or bloat them, and is replaced.
+func (s *Server) requestID(r *http.Request) string {
+	v := r.Header["X-Request-Id"]
+	if len(v) == 1 && saneRequestID(v[0]) {
+		return v[0]
+	}
+	return s.ids.next()
+}
+
+func saneRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// clientIP is the peer address. X-Forwarded-For is not trusted: anyone can
+// set it, and a proxy deployment would configure trust explicitly.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// clientNet is the rate-limit identity of a request without a key: the
+// IPv4 address, or the IPv6 /64, since one IPv6 host usually holds a whole
+// /64 and could otherwise rotate addresses to dodge the limit.
+func clientNet(r *http.Request) string {
+	ip := clientIP(r)
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	addr = addr.Unmap()
+	if addr.Is6() {
+		if p, err := addr.Prefix(64); err == nil {
+			return "ip:" + p.String()
+		}
+	}
+	return "ip:" + addr.String()
+}

@@ -1,0 +1,220 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Route describes one endpoint of the HTTP API, as listed by GET / and
+// documented in /openapi.json.
+type Route struct {
+	Method      string
+	Path        string           // Go 1.22 ServeMux path pattern, e.g. /api/v1/queues/batch/{batchId}
+	Scope       seedengine.Scope // scope an API key needs; "" for open routes
+	Summary     string
+	OperationID string // OpenAPI operation id, e.g. list-batches
+	Implemented bool   // false: the route answers 501 not_implemented
+	Capability  string // for routes not implemented yet: the capability that will bring them
+}
+
+// route is a table row: the public description plus how it is served.
+// Exactly one of register (a huma operation) and plain (a net/http handler,
+// for open routes that must stay cheap or are not JSON) is set.
+type route struct {
+	Route
+	status   int // success status when not 200, for huma and the docs
+	register func(huma.API, huma.Operation)
+	plain    http.Handler
+	doc      func(huma.Registry, *huma.Operation) // OpenAPI for a plain route; nil hides it
+
+	group, basePath string
+	metrics         routeMetrics
+}
+
+func (rt *route) muxPath() string {
+	if rt.Path == "/" {
+		return "/{$}" // "/" alone would match every path
+	}
+	return rt.Path
+}
+
+func (rt *route) muxPattern() string { return rt.Method + " " + rt.muxPath() }
+
+const (
+	get  = http.MethodGet
+	post = http.MethodPost
+	pat  = http.MethodPatch
+	del  = http.MethodDelete
+
+	read  = seedengine.ScopeRead
+	write = seedengine.ScopeWrite
+	admin = seedengine.ScopeAdmin
+)
+
+// routeTable is every route of the API, in the order GET / lists them. A
+// route added anywhere else does not exist: New registers exactly these.
+func (s *Server) routeTable() []*route {
+	return []*route{
+		// Service and health: open, served by plain handlers.
+		openRoute(get, "/", "get-root", "Describe the service and its APIs", http.HandlerFunc(s.handleRoot), docJSON[serviceInfo]()),
+		openRoute(get, "/health", "get-health", "Report that the process is up", http.HandlerFunc(s.handleHealth), docJSON[healthStatus]()),
+		openRoute(get, "/health/ready", "get-health-ready", "Report whether every dependency can serve requests", http.HandlerFunc(s.handleReady), docJSON[readiness](http.StatusServiceUnavailable)),
+		openRoute(get, "/health/live", "get-health-live", "Report that the process is alive", http.HandlerFunc(s.handleLive), docJSON[liveStatus]()),
+		openRoute(get, "/metrics", "get-metrics", "Prometheus metrics", s.metrics.handler, docText("Prometheus text exposition format.")),
+		openRoute(get, "/openapi.json", "get-openapi", "This OpenAPI 3.1 document", http.HandlerFunc(s.handleOpenAPI), nil),
+		openRoute(get, "/docs", "get-docs", "Interactive API documentation", http.HandlerFunc(s.handleDocs), nil),
+
+		// Queues.
+		plannedRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", "research queue", http.StatusAccepted, planned[researchQueueInput, batchAcceptedOutput]()),
+		plannedRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", "liveness queue", http.StatusAccepted, planned[livenessQueueInput, batchAcceptedOutput]()),
+		plannedRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domains", "contract queue", http.StatusAccepted, planned[contractQueueInput, batchAcceptedOutput]()),
+		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
+		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
+		plannedRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-chunk results of a batch", "batch results", 0, planned[batchResultsInput, chunkListOutput]()),
+		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state", 0, handle(s.handleQueueStats)),
+		plannedRoute(get, "/api/v1/queues/dead-letters", read, "list-dead-letters", "List jobs that failed for good", "dead letters", 0, planned[deadLetterListInput, deadLetterListOutput]()),
+		plannedRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again", "dead letters", http.StatusAccepted, planned[deadLetterInput, deadLetterOutput]()),
+		plannedRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
+
+		// Datasets.
+		plannedRoute(get, "/api/v1/datasets", read, "list-datasets", "List dataset partitions", "datasets", 0, planned[datasetListInput, partitionListOutput]()),
+		plannedRoute(get, "/api/v1/datasets/stats", read, "get-dataset-stats", "Count partitions, chunks and records", "datasets", 0, planned[struct{}, datasetStatsOutput]()),
+		plannedRoute(get, "/api/v1/datasets/{country}/{category}/{date}", read, "list-dataset-chunks", "List the chunks of a partition", "datasets", 0, planned[partitionInput, chunkInfoListOutput]()),
+		plannedRoute(get, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read, "get-dataset-chunk", "Get one raw dataset chunk", "datasets", 0, planned[chunkInput, datasetOutput]()),
+		plannedRoute(post, "/api/v1/datasets/{country}/{category}/{date}", write, "save-dataset", "Save a raw dataset as the partition's next chunk", "datasets", http.StatusCreated, planned[datasetSaveInput, chunkInfoOutput]()),
+		plannedRoute(del, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, "delete-dataset-chunk", "Delete one raw dataset chunk", "datasets", 0, planned[chunkInput, chunkInfoOutput]()),
+
+		// Metadata.
+		plannedRoute(get, "/api/v1/metadata/snapshot", read, "get-metadata-snapshot", "Get the metadata snapshot", "metadata snapshot", 0, planned[struct{}, snapshotOutput]()),
+		plannedRoute(get, "/api/v1/metadata/by-country/{country}", read, "get-metadata-by-country", "Get the metadata of one country", "metadata snapshot", 0, planned[countryInput, countryMetadataOutput]()),
+		plannedRoute(get, "/api/v1/metadata/tasks", read, "list-metadata-tasks", "List metadata sync tasks", "metadata sync", 0, planned[pageInput, metadataTaskListOutput]()),
+		plannedRoute(post, "/api/v1/metadata/sync", admin, "sync-metadata", "Sync the metadata snapshot to git now", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
+
+		// Research.
+		plannedRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", "research", http.StatusCreated, planned[researchCreateInput, chunkInfoOutput]()),
+		plannedRoute(get, "/api/v1/research", read, "list-research", "List research partitions", "research", 0, planned[datasetListInput, partitionListOutput]()),
+		plannedRoute(get, "/api/v1/research/index", read, "get-research-index", "Index research by country, category and date", "research", 0, planned[struct{}, researchIndexOutput]()),
+		plannedRoute(get, "/api/v1/research/{country}/{category}/{date}", read, "get-research-partition", "Get the research of one partition", "research", 0, planned[partitionInput, researchPartitionOutput]()),
+
+		// Domains.
+		plannedRoute(get, "/api/v1/domains", read, "list-domains", "List discovered domains", "domains", 0, planned[domainListInput, domainListOutput]()),
+		plannedRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain", "domains", 0, planned[domainInput, domainOutput]()),
+
+		// Seeds.
+		plannedRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds", "seeds", 0, planned[seedListInput, seedListOutput]()),
+		plannedRoute(post, "/api/v1/seeds", write, "create-seed", "Create a draft seed", "seeds", http.StatusCreated, planned[seedCreateInput, seedOutput]()),
+		plannedRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed", "seeds", 0, planned[seedInput, seedOutput]()),
+		plannedRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed", "seeds", 0, planned[seedUpdateInput, seedOutput]()),
+		plannedRoute(post, "/api/v1/seeds/promote", admin, "promote-seed", "Promote a draft seed to active", "seeds", 0, planned[seedPromoteInput, seedOutput]()),
+		plannedRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", "seeds", 0, planned[seedInput, seedOutput]()),
+		plannedRoute(post, "/api/v1/seeds/{seedId}/reactivate", admin, "reactivate-seed", "Reactivate a suspended seed", "seeds", 0, planned[seedInput, seedOutput]()),
+		plannedRoute(post, "/api/v1/seeds/{seedId}/archive", admin, "archive-seed", "Archive a seed", "seeds", 0, planned[seedInput, seedOutput]()),
+		plannedRoute(post, "/api/v1/seeds/orchestrate", write, "orchestrate-seeds", "Queue seed collection for a partition's raw files", "seed orchestration", http.StatusAccepted, planned[orchestrateInput, orchestrateOutput]()),
+
+		// API keys.
+		apiRoute(get, "/api/v1/keys", admin, "list-keys", "List API keys, revoked ones included", 0, handle(s.handleKeyList)),
+		apiRoute(post, "/api/v1/keys", admin, "create-key", "Create an API key; its token is shown only in this response", http.StatusCreated, handle(s.handleKeyCreate)),
+		apiRoute(del, "/api/v1/keys/{keyId}", admin, "revoke-key", "Revoke an API key", 0, handle(s.handleKeyRevoke)),
+	}
+}
+
+func openRoute(method, path, id, summary string, h http.Handler, doc func(huma.Registry, *huma.Operation)) *route {
+	return &route{
+		Route: Route{Method: method, Path: path, Summary: summary, OperationID: id, Implemented: true},
+		plain: h,
+		doc:   doc,
+	}
+}
+
+func apiRoute(method, path string, scope seedengine.Scope, id, summary string, status int, reg func(huma.API, huma.Operation)) *route {
+	return &route{
+		Route:    Route{Method: method, Path: path, Scope: scope, Summary: summary, OperationID: id, Implemented: true},
+		status:   status,
+		register: reg,
+	}
+}
+
+func plannedRoute(method, path string, scope seedengine.Scope, id, summary, capability string, status int, reg func(huma.API, huma.Operation)) *route {
+	rt := apiRoute(method, path, scope, id, summary, status, reg)
+	rt.Implemented = false
+	rt.Capability = capability
+	return rt
+}
+
+// handle registers a huma handler for a route.
+func handle[I, O any](h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
+	return func(api huma.API, op huma.Operation) { huma.Register(api, op, h) }
+}
+
+// planned registers a route that is not built yet, with the request and
+// response types it will have, so the OpenAPI document already shows them.
+// Its handler is never reached (the route middleware answers 501 first);
+// it fails the same way should that change.
+func planned[I, O any]() func(huma.API, huma.Operation) {
+	return handle(func(context.Context, *I) (*O, error) {
+		return nil, seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "not implemented yet")
+	})
+}
+
+// routeGroup names the API a path belongs to: /api/v1/{group}/…, the
+// health endpoints, or the service's own documents.
+func routeGroup(path string) (group, basePath string) {
+	if rest, ok := strings.CutPrefix(path, "/api/v1/"); ok {
+		group, _, _ = strings.Cut(rest, "/")
+		return group, "/api/v1/" + group
+	}
+	if path == "/health" || strings.HasPrefix(path, "/health/") {
+		return "health", "/health"
+	}
+	return "service", "/"
+}
+
+// operation is the OpenAPI operation of a route; huma adds the parameter,
+// body and response schemas from the handler's types.
+func (s *Server) operation(rt *route) huma.Operation {
+	op := huma.Operation{
+		OperationID:   rt.OperationID,
+		Method:        rt.Method,
+		Path:          rt.Path,
+		Summary:       rt.Summary,
+		Tags:          []string{rt.group},
+		DefaultStatus: rt.status,
+		// One byte over the limit, so that the MaxBytesReader set by the
+		// route middleware is what trips, with a 413 in our shape.
+		MaxBodyBytes:    s.cfg.MaxBodyBytes + 1,
+		BodyReadTimeout: 30 * time.Second,
+	}
+	var desc []string
+	if rt.Scope != "" {
+		op.Security = []map[string][]string{{"bearer": {}}}
+		desc = append(desc, "Needs an API key with the `"+string(rt.Scope)+"` scope.")
+		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
+	}
+	switch rt.Method {
+	case post, pat, http.MethodPut:
+		op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity)
+	default:
+		if rt.register != nil {
+			op.Errors = append(op.Errors, http.StatusUnprocessableEntity)
+		}
+	}
+	if strings.Contains(rt.Path, "{") && rt.register != nil {
+		op.Errors = append(op.Errors, http.StatusNotFound)
+	}
+	if !rt.Implemented {
+		desc = append(desc, "**Not implemented yet**: answers 501 `not_implemented` until the "+rt.Capability+
+			" capability lands. The request and response shapes shown are the planned ones.")
+		op.Errors = append(op.Errors, http.StatusNotImplemented)
+	}
+	if rt.Scope != "" {
+		op.Errors = append(op.Errors, http.StatusInternalServerError)
+	}
+	op.Description = strings.Join(desc, "\n\n")
+	return op
+}

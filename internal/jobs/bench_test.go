@@ -1,0 +1,140 @@
+package jobs_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+// benchBatchSize is how many chunks each benchmark batch holds.
+const benchBatchSize = 100
+
+// BenchmarkQueueThroughput measures no-op chunk jobs end to end on SQLite
+// with the default Config and reports jobs/s (DESIGN's target: 1,000).
+// Each op is one chunk: created with its batch (batch rows and jobs in one
+// transaction per 100 chunks), fetched, started, processed and completed
+// with its outcome and its River job in one transaction.
+//
+//   - chunks: the store as sqlstore opens it.
+//   - chunks_sync_normal: the same with PRAGMA synchronous=NORMAL, which
+//     in WAL mode stops fsyncing every commit (still safe against a process
+//     crash, not against losing the last commits to a power cut).
+//   - river_noop: River alone, a no-op worker, no batch bookkeeping: the
+//     ceiling the chunk machinery works under.
+func BenchmarkQueueThroughput(b *testing.B) {
+	b.Run("chunks", func(b *testing.B) {
+		benchChunks(b, sqlstoretest.OpenSQLite(b))
+	})
+	b.Run("chunks_sync_normal", func(b *testing.B) {
+		benchChunks(b, openBenchSQLite(b, "_pragma=synchronous(NORMAL)"))
+	})
+	b.Run("river_noop", func(b *testing.B) {
+		benchRiverNoop(b, sqlstoretest.OpenSQLite(b))
+	})
+}
+
+func openBenchSQLite(b *testing.B, dsnQuery string) *sqlstore.DB {
+	b.Helper()
+	db, err := sqlstore.Open(b.Context(), sqlstoretest.NewSQLiteURL(b)+"?"+dsnQuery)
+	require.NoError(b, err)
+	b.Cleanup(func() { require.NoError(b, db.Close()) })
+	require.NoError(b, db.Migrate(b.Context()))
+	return db
+}
+
+func benchChunks(b *testing.B, db *sqlstore.DB) {
+	bs := sqlstore.NewBatchService(db)
+	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(b, err)
+	q.Register(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
+		return seedengine.ChunkOutcome{Succeeded: c.Items}, nil
+	})
+	bs.Enqueuer = q
+	require.NoError(b, q.Start(b.Context()))
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		require.NoError(b, q.Stop(ctx))
+	})
+
+	input := []byte(`["https://example.test/"]`)
+	measure(b, db, func(n int) {
+		chunks := make([]*seedengine.BatchChunk, n)
+		for i := range chunks {
+			chunks[i] = &seedengine.BatchChunk{Input: input, Items: 1}
+		}
+		batch := &seedengine.Batch{Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 1}
+		require.NoError(b, bs.CreateBatch(b.Context(), batch, chunks))
+	})
+}
+
+type noopArgs struct{}
+
+func (noopArgs) Kind() string { return "bench_noop" }
+
+type noopWorker struct{ river.WorkerDefaults[noopArgs] }
+
+func (noopWorker) Work(context.Context, *river.Job[noopArgs]) error { return nil }
+
+func benchRiverNoop(b *testing.B, db *sqlstore.DB) {
+	workers := river.NewWorkers()
+	river.AddWorker(workers, noopWorker{})
+	client, err := river.NewClient(riversqlite.New(db.Writer()), &river.Config{
+		FetchCooldown:     5 * time.Millisecond,
+		FetchPollInterval: 100 * time.Millisecond,
+		Logger:            slog.New(slog.DiscardHandler),
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 50}},
+		Workers:           workers,
+	})
+	require.NoError(b, err)
+	require.NoError(b, client.Start(b.Context()))
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		require.NoError(b, client.Stop(ctx))
+	})
+
+	measure(b, db, func(n int) {
+		params := make([]river.InsertManyParams, n)
+		for i := range params {
+			params[i] = river.InsertManyParams{Args: noopArgs{}}
+		}
+		tx, err := db.Writer().BeginTx(b.Context(), nil)
+		require.NoError(b, err)
+		defer func() { _ = tx.Rollback() }()
+		_, err = client.InsertManyTx(b.Context(), tx, params)
+		require.NoError(b, err)
+		require.NoError(b, tx.Commit())
+	})
+}
+
+// measure enqueues b.N jobs in groups of benchBatchSize with enqueue, waits
+// until River has completed all of them and reports jobs/s.
+func measure(b *testing.B, db *sqlstore.DB, enqueue func(n int)) {
+	b.ResetTimer()
+	began := time.Now()
+	for done := 0; done < b.N; done += benchBatchSize {
+		enqueue(min(benchBatchSize, b.N-done))
+	}
+	for {
+		var completed int
+		err := db.Reader().QueryRowContext(b.Context(), `SELECT count(*) FROM river_job WHERE state = 'completed'`).Scan(&completed)
+		require.NoError(b, err)
+		if completed >= b.N {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/time.Since(began).Seconds(), "jobs/s")
+}

@@ -1,0 +1,38 @@
+// Package jobs runs batch work on River, a durable job queue that lives in
+// the same database as the batches, so a batch and its jobs commit together
+// and a crash loses neither.
+//
+// Every chunk of a batch is one River job (ResearchChunkArgs,
+// LivenessChunkArgs, ContractChunkArgs, OrchestrationFileArgs). One generic
+// worker runs them all: it marks the chunk started, hands it to the
+// ChunkProcessor registered for the batch's kind, and records the outcome
+// through seedengine.BatchService, completing the River job in the same
+// transaction. Execution is at least once (a killed process's jobs run
+// again), but a chunk's outcome counts exactly once: either the outcome and
+// the job's completion both commit, or neither does and the job runs again,
+// and a run that finds its chunk already recorded only completes the job.
+//
+// Failures: a processor error is retried with River's backoff (about 1 s,
+// 16 s, 81 s, … after attempts 1, 2, 3) up to Config.MaxAttempts, then the
+// chunk is failed and the job discarded; an EINVALID error or
+// river.JobCancel fails the chunk at once and cancels the job. A job cut
+// short by Stop is snoozed for a second without using an attempt.
+//
+// Restarts: jobs left running by a process that died are rescued by
+// whichever process is River's leader once RescueStuckJobsAfter has passed.
+// The leader checks when it is elected and then every 30 s (fixed in River
+// v0.31.0), and a dead leader's lease runs out after up to 15 s, so a
+// rescue takes RescueStuckJobsAfter plus up to about 45 s. A job killed on
+// its last attempt is discarded by the rescuer without reaching the worker,
+// leaving its chunk running; raise MaxAttempts rather than rely on the last
+// one.
+//
+// Engines: on SQLite River uses the riversqlite driver on a pool of exactly
+// one connection (SQLite has one writer; more connections only meet
+// "database is locked"), so inside a transaction only that transaction may
+// be used, and the queue must be stopped before the database is closed. On
+// PostgreSQL it uses riverdatabasesql over pgx's stdlib driver. Both make a
+// river.Client[*sql.Tx], so callers enqueue inside their own database/sql
+// transaction on either engine. Neither driver can LISTEN, so the queue
+// polls (Config.PollInterval).
+package jobs

@@ -1,0 +1,358 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Database engines accepted by New; the same names sqlstore reports.
+const (
+	EngineSQLite   = "sqlite"
+	EnginePostgres = "postgres"
+)
+
+// Config tunes the queue. Zero fields take the defaults given with each
+// field.
+type Config struct {
+	// Workers is how many jobs run at once in this process. Default 50.
+	Workers int
+
+	// PollInterval is how often the queue looks for new jobs. The
+	// database/sql drivers cannot LISTEN for inserts, so this bounds the
+	// latency of a new job; River's default of 1 s would cap throughput
+	// near Workers per second. Default 100 ms.
+	PollInterval time.Duration
+
+	// FetchCooldown is the shortest pause between two fetches; it bounds
+	// throughput when jobs arrive faster than they finish. Default 5 ms.
+	FetchCooldown time.Duration
+
+	// MaxAttempts is how many times a chunk job runs before its chunk is
+	// failed for good. Default 5.
+	MaxAttempts int
+
+	// JobTimeout cancels the context of a job that runs longer. Default 10m.
+	JobTimeout time.Duration
+
+	// RescueStuckJobsAfter is how long a job may stay running before the
+	// queue assumes its process died and schedules it again. It must not be
+	// shorter than JobTimeout, or live jobs would run twice. Default 15m, or
+	// JobTimeout plus 5m when JobTimeout is longer than 10m.
+	RescueStuckJobsAfter time.Duration
+
+	// Logger receives one line per job outcome and River's own logs.
+	// Default slog.Default().
+	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Workers == 0 {
+		c.Workers = 50
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = 100 * time.Millisecond
+	}
+	if c.FetchCooldown == 0 {
+		c.FetchCooldown = 5 * time.Millisecond
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = 5
+	}
+	if c.JobTimeout == 0 {
+		c.JobTimeout = 10 * time.Minute
+	}
+	if c.RescueStuckJobsAfter == 0 {
+		c.RescueStuckJobsAfter = max(15*time.Minute, c.JobTimeout+5*time.Minute)
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+func (c Config) validate() error {
+	switch {
+	case c.Workers < 1:
+		return seedengine.Errorf(seedengine.EINVALID, "queue workers must be at least 1, got %d", c.Workers)
+	case c.PollInterval < time.Millisecond:
+		return seedengine.Errorf(seedengine.EINVALID, "queue poll interval must be at least 1ms, got %s", c.PollInterval)
+	case c.FetchCooldown < time.Millisecond:
+		return seedengine.Errorf(seedengine.EINVALID, "queue fetch cooldown must be at least 1ms, got %s", c.FetchCooldown)
+	case c.FetchCooldown > c.PollInterval:
+		return seedengine.Errorf(seedengine.EINVALID, "queue fetch cooldown %s must not exceed the poll interval %s", c.FetchCooldown, c.PollInterval)
+	case c.MaxAttempts < 1:
+		return seedengine.Errorf(seedengine.EINVALID, "queue max attempts must be at least 1, got %d", c.MaxAttempts)
+	case c.JobTimeout < 0:
+		return seedengine.Errorf(seedengine.EINVALID, "queue job timeout must not be negative, got %s", c.JobTimeout)
+	case c.RescueStuckJobsAfter < c.JobTimeout:
+		return seedengine.Errorf(seedengine.EINVALID, "queue rescue-stuck-jobs-after %s must be at least the job timeout %s", c.RescueStuckJobsAfter, c.JobTimeout)
+	}
+	return nil
+}
+
+// Life-cycle states of a Queue.
+const (
+	stateIdle int32 = iota
+	stateRunning
+	stateStopping
+	stateStopped
+)
+
+// hardStopTimeout bounds how long Stop waits for cancelled jobs to return
+// once its own context is done. A processor that ignores cancellation is
+// left behind; its job is rescued after RescueStuckJobsAfter.
+const hardStopTimeout = 10 * time.Second
+
+// bookkeepingTimeout bounds the SQL that records a job's outcome when the
+// job's own context is already done (timeout, shutdown), so the outcome is
+// still written.
+const bookkeepingTimeout = 30 * time.Second
+
+// Queue runs the chunk jobs of batches on River. It implements
+// seedengine.Enqueuer, seedengine.QueueStatsService and seedengine.Checker.
+type Queue struct {
+	db      *sql.DB
+	engine  string
+	batches seedengine.BatchService
+	cfg     Config
+	log     *slog.Logger
+	client  *river.Client[*sql.Tx]
+
+	// lifecycle serialises Start and Stop; state is read without it.
+	lifecycle sync.Mutex
+	state     atomic.Int32
+
+	mu         sync.RWMutex
+	processors map[seedengine.BatchKind]ChunkProcessor
+}
+
+// New builds a queue on db, which must hold River's tables (applied by the
+// store's migrations). engine is EngineSQLite or EnginePostgres; on SQLite
+// db must be limited to one open connection, because River runs many
+// operations at once and SQLite would answer "database is locked". The
+// queue works no job until Register and Start are called, but enqueues
+// right away.
+func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config) (*Queue, error) {
+	if db == nil || batches == nil {
+		return nil, seedengine.Errorf(seedengine.EINVALID, "queue needs a database and a batch service")
+	}
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	q := &Queue{
+		db:         db,
+		engine:     engine,
+		batches:    batches,
+		cfg:        cfg,
+		log:        cfg.Logger,
+		processors: make(map[seedengine.BatchKind]ChunkProcessor),
+	}
+
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &chunkWorker[ResearchChunkArgs]{q: q})
+	river.AddWorker(workers, &chunkWorker[LivenessChunkArgs]{q: q})
+	river.AddWorker(workers, &chunkWorker[ContractChunkArgs]{q: q})
+	river.AddWorker(workers, &chunkWorker[OrchestrationFileArgs]{q: q})
+
+	rcfg := &river.Config{
+		FetchCooldown:        cfg.FetchCooldown,
+		FetchPollInterval:    cfg.PollInterval,
+		JobTimeout:           cfg.JobTimeout,
+		Logger:               cfg.Logger.With("component", "river"),
+		MaxAttempts:          cfg.MaxAttempts,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
+		Workers:              workers,
+	}
+
+	var err error
+	switch engine {
+	case EngineSQLite:
+		if n := db.Stats().MaxOpenConnections; n != 1 {
+			return nil, seedengine.Errorf(seedengine.EINVALID, "queue on SQLite needs a pool of exactly one open connection, got %d", n)
+		}
+		q.client, err = river.NewClient(riversqlite.New(db), rcfg)
+	case EnginePostgres:
+		q.client, err = river.NewClient(riverdatabasesql.New(db), rcfg)
+	default:
+		return nil, seedengine.Errorf(seedengine.EINVALID, "queue engine %q must be %q or %q", engine, EngineSQLite, EnginePostgres)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("new river client: %w", err)
+	}
+	return q, nil
+}
+
+// Register makes p process the chunks of batches of kind. Call it before
+// Start; it panics for an unknown kind, a nil processor, a kind registered
+// twice or a queue already started, all of which are wiring mistakes.
+func (q *Queue) Register(kind seedengine.BatchKind, p ChunkProcessor) {
+	if !kind.Valid() {
+		panic(fmt.Sprintf("jobs: Register of unknown batch kind %q", kind))
+	}
+	if p == nil {
+		panic(fmt.Sprintf("jobs: Register of a nil processor for %q", kind))
+	}
+	if q.state.Load() != stateIdle {
+		panic(fmt.Sprintf("jobs: Register of %q after Start", kind))
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, dup := q.processors[kind]; dup {
+		panic(fmt.Sprintf("jobs: Register of %q twice", kind))
+	}
+	q.processors[kind] = p
+}
+
+func (q *Queue) processor(kind seedengine.BatchKind) ChunkProcessor {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return q.processors[kind]
+}
+
+// Start starts working jobs. The queue runs until Stop: ctx only carries
+// values, its cancellation is ignored, so that a cancelled server context
+// cannot cut short the graceful stop that Stop performs.
+func (q *Queue) Start(ctx context.Context) error {
+	q.lifecycle.Lock()
+	defer q.lifecycle.Unlock()
+	switch q.state.Load() {
+	case stateRunning:
+		return nil
+	case stateStopping:
+		return seedengine.Errorf(seedengine.ECONFLICT, "job queue is still stopping")
+	}
+	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job queue: %w", err)
+	}
+	q.state.Store(stateRunning)
+	q.log.InfoContext(ctx, "job queue started", "event", "queue_started", "engine", q.engine,
+		"workers", q.cfg.Workers, "max_attempts", q.cfg.MaxAttempts, "job_timeout", q.cfg.JobTimeout.String())
+	return nil
+}
+
+// Stop stops fetching jobs and waits for the jobs in flight to finish until
+// ctx is done. Then it cancels the contexts of the jobs still running and
+// waits up to 10 s more for them to return: they are recorded as
+// interrupted and become available again, so no job is lost. Stop the
+// queue before closing its database.
+func (q *Queue) Stop(ctx context.Context) error {
+	q.lifecycle.Lock()
+	defer q.lifecycle.Unlock()
+	if s := q.state.Load(); s != stateRunning && s != stateStopping {
+		return nil
+	}
+	q.state.Store(stateStopping)
+
+	err := q.client.Stop(ctx)
+	if err != nil && ctx.Err() != nil {
+		q.log.WarnContext(ctx, "job queue stop timed out; cancelling jobs in flight", "event", "queue_stop_cancel")
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hardStopTimeout)
+		defer cancel()
+		err = q.client.StopAndCancel(hctx)
+	}
+	if err != nil {
+		return fmt.Errorf("stop job queue: %w", err)
+	}
+	q.state.Store(stateStopped)
+	q.log.InfoContext(ctx, "job queue stopped", "event", "queue_stopped")
+	return nil
+}
+
+// Started reports whether the queue is working jobs: started and not
+// stopping.
+func (q *Queue) Started() bool { return q.state.Load() == stateRunning }
+
+func (q *Queue) stopping() bool { return q.state.Load() == stateStopping }
+
+// Client returns the underlying River client, for tools such as River UI.
+func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
+
+// Check reports whether the queue can work jobs: it is started, not
+// stopping, and River's job table answers. EUNAVAILABLE otherwise.
+func (q *Queue) Check(ctx context.Context) error {
+	if !q.Started() {
+		return seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue is not running")
+	}
+	select {
+	case <-q.client.Stopped():
+		return seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue is not running")
+	default:
+	}
+	var one int
+	err := q.db.QueryRowContext(ctx, `SELECT 1 FROM river_job LIMIT 1`).Scan(&one)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %v", seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue database is not available"), err)
+	}
+	return nil
+}
+
+// CountJobs returns the number of jobs by kind and state, ordered by kind
+// then state. Finished jobs count until River's cleaner deletes them (24 h
+// for completed, 7 days for discarded jobs).
+func (q *Queue) CountJobs(ctx context.Context) ([]seedengine.JobCount, error) {
+	rows, err := q.db.QueryContext(ctx, `SELECT kind, state, count(*) FROM river_job GROUP BY kind, state ORDER BY kind, state`)
+	if err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	defer rows.Close()
+	var counts []seedengine.JobCount
+	for rows.Next() {
+		var c seedengine.JobCount
+		if err := rows.Scan(&c.Kind, &c.State, &c.Count); err != nil {
+			return nil, fmt.Errorf("count jobs: %w", err)
+		}
+		counts = append(counts, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count jobs: %w", err)
+	}
+	return counts, nil
+}
+
+// EnqueueBatchTx inserts one job per chunk of b in tx, the caller's
+// transaction, so the batch and its jobs commit or roll back together. It
+// refuses with ENOTIMPLEMENTED a kind that no processor is registered for,
+// so no batch is accepted that nothing can run, and with EINVALID a batch
+// without an id or chunks.
+func (q *Queue) EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+	if b == nil || b.ID == "" {
+		return seedengine.Errorf(seedengine.EINVALID, "batch to enqueue has no id")
+	}
+	if len(chunks) == 0 {
+		return seedengine.Errorf(seedengine.EINVALID, "batch %s has no chunks to enqueue", b.ID)
+	}
+	if !b.Kind.Valid() {
+		return seedengine.FieldErrorf("kind", "batch kind %q is unknown", b.Kind)
+	}
+	if q.processor(b.Kind) == nil {
+		return seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "%s batches cannot be processed yet", b.Kind)
+	}
+	params := make([]river.InsertManyParams, len(chunks))
+	for i, c := range chunks {
+		params[i] = river.InsertManyParams{Args: chunkArgsFor(b.Kind, b.ID, c.Index)}
+	}
+	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("enqueue %d jobs of batch %s: %w", len(params), b.ID, err)
+	}
+	return nil
+}
+
+var (
+	_ seedengine.Enqueuer          = (*Queue)(nil)
+	_ seedengine.QueueStatsService = (*Queue)(nil)
+	_ seedengine.Checker           = (*Queue)(nil)
+)

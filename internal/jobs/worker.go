@@ -1,0 +1,247 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+	"unicode/utf8"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/seedengine/seedengine"
+)
+
+// ChunkProcessor processes one chunk of a batch and reports what it
+// produced. The outcome is recorded exactly once, but the processor may run
+// more than once for a chunk (after a crash, a timeout or a lost
+// completion), so any effect it has outside the database must be
+// idempotent. A returned error is retried with backoff up to MaxAttempts; an
+// EINVALID error (or river.JobCancel) fails the chunk at once, for input
+// that no retry can fix. It must return soon after ctx is done.
+type ChunkProcessor func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error)
+
+// ChunkArgs is satisfied by the args of every chunk job: ResearchChunkArgs,
+// LivenessChunkArgs, ContractChunkArgs and OrchestrationFileArgs.
+type ChunkArgs interface {
+	river.JobArgs
+	BatchChunk() (batchID string, index int)
+}
+
+// chunkJobArgs seals the set of chunk jobs to the types of this package.
+type chunkJobArgs interface {
+	ChunkArgs
+	batchKind() seedengine.BatchKind
+}
+
+func chunkArgsFor(kind seedengine.BatchKind, batchID string, index int) ChunkArgs {
+	switch kind {
+	case seedengine.BatchResearch:
+		return ResearchChunkArgs{BatchID: batchID, Chunk: index}
+	case seedengine.BatchLiveness:
+		return LivenessChunkArgs{BatchID: batchID, Chunk: index}
+	case seedengine.BatchContract:
+		return ContractChunkArgs{BatchID: batchID, Chunk: index}
+	case seedengine.BatchOrchestration:
+		return OrchestrationFileArgs{BatchID: batchID, Chunk: index}
+	}
+	panic(fmt.Sprintf("jobs: no job args for batch kind %q", kind))
+}
+
+// interruptedRetryDelay is how soon a job cut short by a shutdown may run
+// again, here or in another process.
+const interruptedRetryDelay = time.Second
+
+// maxReasonLen caps the error text stored on a chunk.
+const maxReasonLen = 1000
+
+// chunkWorker runs the chunk jobs of one kind. It is generic only so River
+// can decode each kind's args; all the work is in Queue.work.
+type chunkWorker[T chunkJobArgs] struct {
+	river.WorkerDefaults[T]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *chunkWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
+	batchID, index := job.Args.BatchChunk()
+	return w.q.work(ctx, job.JobRow, job.Args.batchKind(), batchID, index, func(ctx context.Context, tx *sql.Tx) error {
+		return completeJobTx(ctx, w.q.engine, tx, job)
+	})
+}
+
+// completeJobTx completes job in tx, the transaction that records the
+// chunk's outcome, so that outcome and completion commit together.
+func completeJobTx[T river.JobArgs](ctx context.Context, engine string, tx *sql.Tx, job *river.Job[T]) error {
+	var err error
+	if engine == EngineSQLite {
+		_, err = river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job)
+	} else {
+		_, err = river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx, job)
+	}
+	if err != nil {
+		// Most likely the job is no longer running because it was rescued
+		// as stuck; rolling back leaves the chunk to the rescued run.
+		return fmt.Errorf("complete job %d: %w", job.ID, err)
+	}
+	return nil
+}
+
+// jobRun is one execution of one chunk job.
+type jobRun struct {
+	q       *Queue
+	job     *rivertype.JobRow
+	batchID string
+	index   int
+	start   time.Time
+}
+
+func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine.BatchKind, batchID string, index int, complete func(context.Context, *sql.Tx) error) error {
+	r := &jobRun{q: q, job: job, batchID: batchID, index: index, start: time.Now()}
+
+	p := q.processor(kind)
+	if p == nil {
+		// Another process accepted the batch; leave the chunk to a process
+		// that can run it, within the usual attempts.
+		return r.fail(ctx, seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "no processor for %s batches in this process", kind), true)
+	}
+	if err := q.batches.StartBatchChunk(ctx, batchID, index); err != nil {
+		if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
+			return r.fail(ctx, river.JobCancel(fmt.Errorf("start chunk: %w", err)), false)
+		}
+		return r.fail(ctx, fmt.Errorf("start chunk: %w", err), true)
+	}
+	b, err := q.batches.FindBatchByID(ctx, batchID)
+	if err != nil {
+		return r.fail(ctx, fmt.Errorf("find batch: %w", err), true)
+	}
+	c, err := q.batches.FindBatchChunk(ctx, batchID, index)
+	if err != nil {
+		return r.fail(ctx, fmt.Errorf("find chunk: %w", err), true)
+	}
+
+	out := seedengine.ChunkOutcome{}
+	recorded := false
+	switch {
+	case b.Status == seedengine.BatchCancelled || c.Status == seedengine.ChunkCancelled:
+		return r.fail(ctx, river.JobCancel(errors.New("batch cancelled")), false)
+	case c.Status == seedengine.ChunkDone || c.Status == seedengine.ChunkFailed:
+		// An earlier run recorded the outcome; only the job is left to
+		// complete, which CompleteBatchChunk does without counting again.
+		recorded = true
+	default:
+		out, err = runProcessor(ctx, p, b, c)
+		if err != nil {
+			return r.fail(ctx, err, true)
+		}
+	}
+
+	// Work that finished is recorded even if the job's context ends now.
+	cctx, cancel := bookkeepingContext(ctx)
+	defer cancel()
+	err = q.batches.CompleteBatchChunk(cctx, batchID, index, out, func(tx *sql.Tx) error {
+		return complete(cctx, tx)
+	})
+	if err != nil {
+		return r.fail(ctx, fmt.Errorf("complete chunk: %w", err), true)
+	}
+	r.log(ctx, slog.LevelInfo, "job_completed",
+		slog.Int("succeeded", out.Succeeded), slog.Int("failed", out.Failed), slog.Bool("already_recorded", recorded))
+	return nil
+}
+
+// runProcessor turns a panic into an error so the attempt is recorded on the
+// chunk like any other failure.
+func runProcessor(ctx context.Context, p ChunkProcessor, b *seedengine.Batch, c *seedengine.BatchChunk) (out seedengine.ChunkOutcome, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicError{value: v, stack: debug.Stack()}
+		}
+	}()
+	return p(ctx, b, c)
+}
+
+type panicError struct {
+	value any
+	stack []byte
+}
+
+func (e *panicError) Error() string { return fmt.Sprintf("chunk processor panicked: %v", e.value) }
+
+// fail records a failed attempt on the chunk (unless record is false, when
+// there is no chunk to record on) and returns the error that tells River
+// what to do next: retry with backoff, cancel for good, or snooze a job cut
+// short by a shutdown without using up an attempt.
+func (r *jobRun) fail(ctx context.Context, err error, record bool) error {
+	final := r.job.Attempt >= r.job.MaxAttempts
+	ret := err
+	event := "job_failed"
+	var cancelErr *river.JobCancelError
+	switch {
+	case errors.As(err, &cancelErr):
+		final = true
+	case seedengine.ErrorCode(err) == seedengine.EINVALID:
+		final = true
+		ret = river.JobCancel(err)
+	case ctx.Err() != nil && r.q.stopping():
+		final = false
+		ret = river.JobSnooze(interruptedRetryDelay)
+		event = "job_interrupted"
+	}
+
+	attrs := []slog.Attr{slog.Bool("final", final), slog.String("error", err.Error())}
+	if record {
+		bctx, cancel := bookkeepingContext(ctx)
+		defer cancel()
+		if ferr := r.q.batches.FailBatchChunk(bctx, r.batchID, r.index, reason(err), final); ferr != nil {
+			attrs = append(attrs, slog.String("record_error", ferr.Error()))
+		}
+	}
+	var pe *panicError
+	if errors.As(err, &pe) {
+		attrs = append(attrs, slog.String("stack", string(pe.stack)))
+	}
+	level := slog.LevelWarn
+	switch {
+	case event == "job_interrupted":
+		level = slog.LevelInfo
+	case final:
+		level = slog.LevelError
+	}
+	r.log(ctx, level, event, attrs...)
+	return ret
+}
+
+func (r *jobRun) log(ctx context.Context, level slog.Level, event string, attrs ...slog.Attr) {
+	base := []slog.Attr{
+		slog.String("event", event),
+		slog.String("kind", r.job.Kind),
+		slog.String("batch_id", r.batchID),
+		slog.Int("chunk", r.index),
+		slog.Int("attempt", r.job.Attempt),
+		slog.Int64("duration_ms", time.Since(r.start).Milliseconds()),
+	}
+	r.q.log.LogAttrs(ctx, level, event, append(base, attrs...)...)
+}
+
+func bookkeepingContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
+}
+
+func reason(err error) string {
+	s := err.Error()
+	if len(s) <= maxReasonLen {
+		return s
+	}
+	n := maxReasonLen
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

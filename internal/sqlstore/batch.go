@@ -1,0 +1,531 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Batch list limits.
+const (
+	defaultBatchLimit = 50
+	maxBatchLimit     = 1000
+)
+
+// maxLastErrorLen bounds a stored chunk error: the reason is often an
+// upstream error text of unknown size.
+const maxLastErrorLen = 4000
+
+// chunkInsertRows is how many chunks one INSERT writes: a 10,000-item batch
+// in small chunks would otherwise cost a round trip per chunk. 500 rows × 6
+// arguments stays far below both engines' parameter limits.
+const chunkInsertRows = 500
+
+const batchColumns = `id, kind, status, country, category, chunk_size,
+	chunks_total, chunks_done, chunks_failed, items_total, items_succeeded, items_failed,
+	params, result, created_at, started_at, finished_at`
+
+const chunkColumns = `batch_id, chunk_index, status, input, items, result,
+	succeeded, failed, attempts, last_error, updated_at`
+
+// BatchService stores batches and the progress of their chunks.
+//
+// Every change to a batch's counters happens in a transaction that first
+// locks the batch row (on PostgreSQL; SQLite's single writer serialises
+// them anyway), so chunks finishing at the same time on many workers add up
+// exactly and exactly one of them sets the final status.
+type BatchService struct {
+	// Enqueuer inserts the jobs of a new batch inside CreateBatch's
+	// transaction. It is set after construction because the queue is built
+	// on top of the store; CreateBatch fails while it is nil.
+	Enqueuer seedengine.Enqueuer
+
+	db *DB
+}
+
+var _ seedengine.BatchService = (*BatchService)(nil)
+
+// NewBatchService returns a BatchService on db. Set its Enqueuer before
+// creating batches.
+func NewBatchService(db *DB) *BatchService { return &BatchService{db: db} }
+
+// CreateBatch assigns b an id (UUIDv7) if it has none, sets its status to
+// queued and its counters from chunks, and writes the batch, its chunks and
+// their jobs in one transaction on the writer. The chunks get b's id, dense
+// indexes from 0 and status queued; b.Params and b.Result are stored as
+// given. Nothing is written when the Enqueuer fails. EINVALID for a batch without chunks, of
+// an unknown kind or with JSON that does not parse; ECONFLICT when the id is
+// taken.
+func (s *BatchService) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+	if err := validateNewBatch(b, chunks); err != nil {
+		return err
+	}
+	if s.Enqueuer == nil {
+		return errors.New("create batch: sqlstore.BatchService.Enqueuer is not set")
+	}
+	if b.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return fmt.Errorf("create batch: %w", err)
+		}
+		b.ID = id.String()
+	}
+	now := nowUTC()
+	b.Status = seedengine.BatchQueued
+	b.Chunks = seedengine.ChunkCounts{Total: len(chunks)}
+	b.Items = seedengine.ItemCounts{}
+	b.Progress = 0
+	b.CreatedAt = now
+	b.StartedAt, b.FinishedAt = nil, nil
+	for i, c := range chunks {
+		b.Items.Total += c.Items
+		*c = seedengine.BatchChunk{
+			BatchID:   b.ID,
+			Index:     i,
+			Status:    seedengine.ChunkQueued,
+			Input:     c.Input,
+			Items:     c.Items,
+			UpdatedAt: now,
+		}
+	}
+
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO batches (`+batchColumns+`, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+			b.ID, string(b.Kind), string(b.Status), b.Country, b.Category, b.ChunkSize,
+			b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed, b.Items.Total, b.Items.Succeeded, b.Items.Failed,
+			jsonArg(b.Params), jsonArg(b.Result), s.db.timeArg(now), nil, nil, s.db.timeArg(now)); err != nil {
+			return err
+		}
+		if err := s.insertChunks(ctx, tx, chunks, now); err != nil {
+			return err
+		}
+		return s.Enqueuer.EnqueueBatchTx(ctx, tx, b, chunks)
+	})
+	if isUniqueViolation(err) {
+		return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", truncateUTF8(b.ID, 100))
+	}
+	if err != nil {
+		return fmt.Errorf("create batch %q: %w", b.ID, err)
+	}
+	return nil
+}
+
+func validateNewBatch(b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+	if b == nil {
+		return seedengine.Errorf(seedengine.EINVALID, "batch is required")
+	}
+	if !b.Kind.Valid() {
+		return seedengine.FieldErrorf("kind", "kind %q is not a batch kind", truncateUTF8(string(b.Kind), 40))
+	}
+	if len(chunks) == 0 {
+		return seedengine.FieldErrorf("chunks", "a batch needs at least one chunk")
+	}
+	if b.ChunkSize < 0 {
+		return seedengine.FieldErrorf("chunk_size", "chunk_size must not be negative")
+	}
+	if err := validJSON("params", b.Params); err != nil {
+		return err
+	}
+	if err := validJSON("result", b.Result); err != nil {
+		return err
+	}
+	for i, c := range chunks {
+		if c == nil {
+			return seedengine.FieldErrorf("chunks", "chunk %d is missing", i)
+		}
+		if c.Items < 0 {
+			return seedengine.FieldErrorf("chunks", "chunk %d has a negative item count", i)
+		}
+		if err := validJSON("input", c.Input); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *BatchService) insertChunks(ctx context.Context, tx *sql.Tx, chunks []*seedengine.BatchChunk, now time.Time) error {
+	const cols = 6
+	nowArg := s.db.timeArg(now)
+	for start := 0; start < len(chunks); start += chunkInsertRows {
+		group := chunks[start:min(start+chunkInsertRows, len(chunks))]
+		var q strings.Builder
+		q.WriteString(`INSERT INTO batch_chunks (batch_id, chunk_index, status, input, items, updated_at) VALUES `)
+		args := make([]any, 0, len(group)*cols)
+		for i, c := range group {
+			if i > 0 {
+				q.WriteString(", ")
+			}
+			q.WriteByte('(')
+			for j := range cols {
+				if j > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteByte('$')
+				q.WriteString(strconv.Itoa(i*cols + j + 1))
+			}
+			q.WriteByte(')')
+			args = append(args, c.BatchID, c.Index, string(c.Status), jsonArg(c.Input), c.Items, nowArg)
+		}
+		if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+			return fmt.Errorf("insert chunks: %w", err)
+		}
+	}
+	return nil
+}
+
+// FindBatchByID returns a batch. ENOTFOUND when there is none.
+func (s *BatchService) FindBatchByID(ctx context.Context, id string) (*seedengine.Batch, error) {
+	b, err := scanBatch(s.db.reader.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errBatchNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find batch %q: %w", id, err)
+	}
+	return b, nil
+}
+
+func errBatchNotFound(id string) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "batch %q not found", truncateUTF8(id, 100))
+}
+
+// FindBatches returns batches matching f, newest first (UUIDv7 ids sort by
+// creation time), and the total number matching f. Limit defaults to 50 and
+// is capped at 1,000. EINVALID for an unknown kind or status filter.
+func (s *BatchService) FindBatches(ctx context.Context, f seedengine.BatchFilter) ([]*seedengine.Batch, int, error) {
+	var (
+		where []string
+		args  []any
+	)
+	if f.Kind != "" {
+		if !f.Kind.Valid() {
+			return nil, 0, seedengine.FieldErrorf("kind", "kind %q is not a batch kind", truncateUTF8(string(f.Kind), 40))
+		}
+		args = append(args, string(f.Kind))
+		where = append(where, "kind = $"+strconv.Itoa(len(args)))
+	}
+	if f.Status != "" {
+		if !validBatchStatus(f.Status) {
+			return nil, 0, seedengine.FieldErrorf("status", "status %q is not a batch status", truncateUTF8(string(f.Status), 40))
+		}
+		args = append(args, string(f.Status))
+		where = append(where, "status = $"+strconv.Itoa(len(args)))
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = defaultBatchLimit
+	}
+	limit = min(limit, maxBatchLimit)
+	offset := max(f.Offset, 0)
+
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	// The window count saves a second round trip on the common pages; past
+	// the last row it has nothing to ride on, hence the fallback below.
+	query := `SELECT ` + batchColumns + `, COUNT(*) OVER () FROM batches` + cond +
+		` ORDER BY id DESC LIMIT $` + strconv.Itoa(len(args)+1) + ` OFFSET $` + strconv.Itoa(len(args)+2)
+	rows, err := s.db.reader.QueryContext(ctx, query, append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find batches: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	batches := []*seedengine.Batch{}
+	total := 0
+	for rows.Next() {
+		b, err := scanBatch(rows, &total)
+		if err != nil {
+			return nil, 0, fmt.Errorf("find batches: %w", err)
+		}
+		batches = append(batches, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("find batches: %w", err)
+	}
+	if len(batches) == 0 && offset > 0 {
+		if err := s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM batches`+cond, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("find batches: count: %w", err)
+		}
+	}
+	return batches, total, nil
+}
+
+func validBatchStatus(st seedengine.BatchStatus) bool {
+	return st == seedengine.BatchQueued || st == seedengine.BatchRunning || st.Finished()
+}
+
+// FindBatchChunk returns one chunk. ENOTFOUND when there is none.
+func (s *BatchService) FindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.BatchChunk, error) {
+	c, err := scanChunk(s.db.reader.QueryRowContext(ctx,
+		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, errChunkNotFound(batchID, index)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find batch chunk %q/%d: %w", batchID, index, err)
+	}
+	return c, nil
+}
+
+func errChunkNotFound(batchID string, index int) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %d of batch %q not found", index, truncateUTF8(batchID, 100))
+}
+
+// StartBatchChunk marks a chunk running, counts an attempt and moves its
+// batch from queued to running. A chunk that already finished is left as it
+// is, since a job can be delivered again after its chunk was recorded.
+// ENOTFOUND when there is no such chunk.
+func (s *BatchService) StartBatchChunk(ctx context.Context, batchID string, index int) error {
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		now := s.db.timeArg(nowUTC())
+		// The batch row is written (and so locked) before the chunk row, the
+		// order every other transaction here takes them in.
+		if _, err := tx.ExecContext(ctx, `UPDATE batches
+			SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+			WHERE id = $1 AND status = $4`,
+			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+			SET status = $3, attempts = attempts + 1, updated_at = $4
+			WHERE batch_id = $1 AND chunk_index = $2 AND status IN ($5, $3)`,
+			batchID, index, string(seedengine.ChunkRunning), now, string(seedengine.ChunkQueued))
+		if err != nil {
+			return err
+		}
+		return requireChunk(ctx, tx, res, batchID, index)
+	})
+	if err != nil {
+		return fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
+	}
+	return nil
+}
+
+// requireChunk turns an update that matched no row into ENOTFOUND when the
+// chunk does not exist; a chunk that exists but was past the update's state
+// is not an error.
+func requireChunk(ctx context.Context, tx *sql.Tx, res sql.Result, batchID string, index int) error {
+	n, err := res.RowsAffected()
+	if err != nil || n > 0 {
+		return err
+	}
+	var one int
+	err = tx.QueryRowContext(ctx, `SELECT 1 FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return errChunkNotFound(batchID, index)
+	}
+	return err
+}
+
+// CompleteBatchChunk records a chunk's outcome and updates its batch's
+// counters, result and, when no chunk is left queued or running, its final
+// status; then it calls inTx in the same transaction, so the outcome and
+// whatever inTx does (completing the queue job) commit together or not at
+// all. A chunk already done or failed is left as it is and inTx is still
+// called. EINVALID for negative counts or a result that is not JSON;
+// ENOTFOUND when there is no such chunk.
+func (s *BatchService) CompleteBatchChunk(ctx context.Context, batchID string, index int, out seedengine.ChunkOutcome, inTx func(*sql.Tx) error) error {
+	if out.Succeeded < 0 || out.Failed < 0 {
+		return seedengine.FieldErrorf("items", "succeeded and failed counts must not be negative")
+	}
+	if err := validJSON("result", out.Result); err != nil {
+		return err
+	}
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		b, c, err := s.lockChunk(ctx, tx, batchID, index)
+		if err != nil {
+			return err
+		}
+		if chunkOpen(c.Status) {
+			now := nowUTC()
+			if _, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+				SET status = $3, succeeded = $4, failed = $5, result = $6, updated_at = $7
+				WHERE batch_id = $1 AND chunk_index = $2`,
+				batchID, index, string(seedengine.ChunkDone), out.Succeeded, out.Failed,
+				jsonArg(out.Result), s.db.timeArg(now)); err != nil {
+				return err
+			}
+			merged, err := seedengine.MergeResults(b.Result, out.Result)
+			if err != nil {
+				return seedengine.FieldErrorf("result", "result cannot be merged into the batch result")
+			}
+			b.Result = merged
+			b.Chunks.Done++
+			b.Items.Succeeded += out.Succeeded
+			b.Items.Failed += out.Failed
+			if err := s.updateBatch(ctx, tx, b, now); err != nil {
+				return err
+			}
+		}
+		if inTx != nil {
+			if err := inTx(tx); err != nil {
+				return fmt.Errorf("in transaction: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("complete batch chunk %q/%d: %w", batchID, index, err)
+	}
+	return nil
+}
+
+// FailBatchChunk records a failed attempt. Not final, the chunk keeps its
+// place (back to queued, waiting for the queue's retry) with reason as its
+// last error. Final, the chunk is failed, all its items count as failed and
+// the batch is updated as by CompleteBatchChunk. A chunk already done or
+// failed is left as it is. ENOTFOUND when there is no such chunk.
+func (s *BatchService) FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error {
+	reason = truncateUTF8(reason, maxLastErrorLen)
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		if !final {
+			res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+				SET status = $3, last_error = $4, updated_at = $5
+				WHERE batch_id = $1 AND chunk_index = $2 AND status IN ($3, $6)`,
+				batchID, index, string(seedengine.ChunkQueued), reason,
+				s.db.timeArg(nowUTC()), string(seedengine.ChunkRunning))
+			if err != nil {
+				return err
+			}
+			return requireChunk(ctx, tx, res, batchID, index)
+		}
+
+		b, c, err := s.lockChunk(ctx, tx, batchID, index)
+		if err != nil || !chunkOpen(c.Status) {
+			return err
+		}
+		now := nowUTC()
+		if _, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+			SET status = $3, succeeded = 0, failed = items, last_error = $4, updated_at = $5
+			WHERE batch_id = $1 AND chunk_index = $2`,
+			batchID, index, string(seedengine.ChunkFailed), reason, s.db.timeArg(now)); err != nil {
+			return err
+		}
+		b.Chunks.Failed++
+		b.Items.Failed += c.Items
+		return s.updateBatch(ctx, tx, b, now)
+	})
+	if err != nil {
+		return fmt.Errorf("fail batch chunk %q/%d: %w", batchID, index, err)
+	}
+	return nil
+}
+
+func chunkOpen(st seedengine.ChunkStatus) bool {
+	return st == seedengine.ChunkQueued || st == seedengine.ChunkRunning
+}
+
+// lockChunk reads a batch and one of its chunks for update, batch first.
+// ENOTFOUND when either is missing.
+func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+	b, err := scanBatch(tx.QueryRowContext(ctx,
+		`SELECT `+batchColumns+` FROM batches WHERE id = $1`+s.db.forUpdate(), batchID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, errChunkNotFound(batchID, index)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := scanChunk(tx.QueryRowContext(ctx,
+		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`+s.db.forUpdate(),
+		batchID, index))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, errChunkNotFound(batchID, index)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, c, nil
+}
+
+// updateBatch writes b's counters and result after one of its chunks
+// finished, moving it to running or, when no chunk is left open, to its
+// final status. The caller holds the batch row lock. Open chunks are counted
+// from the counters rather than the chunk rows: each chunk moves to done or
+// failed exactly once, under that lock, so the counters are exact, and
+// counting rows would make every completion cost as much as the batch has
+// chunks.
+func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) error {
+	if !b.Status.Finished() {
+		if b.StartedAt == nil {
+			b.StartedAt = &now
+		}
+		b.Status = seedengine.BatchRunning
+		if b.Chunks.Done+b.Chunks.Failed >= b.Chunks.Total {
+			b.Status = finalStatus(b)
+			b.FinishedAt = &now
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE batches
+		SET status = $2, chunks_done = $3, chunks_failed = $4, items_succeeded = $5, items_failed = $6,
+			result = $7, started_at = $8, finished_at = $9, updated_at = $10
+		WHERE id = $1`,
+		b.ID, string(b.Status), b.Chunks.Done, b.Chunks.Failed, b.Items.Succeeded, b.Items.Failed,
+		jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
+	return err
+}
+
+// finalStatus is the status of a batch none of whose chunks is open.
+func finalStatus(b *seedengine.Batch) seedengine.BatchStatus {
+	switch {
+	case b.Chunks.Done == 0:
+		return seedengine.BatchFailed
+	case b.Chunks.Failed == 0 && b.Items.Failed == 0:
+		return seedengine.BatchCompleted
+	}
+	return seedengine.BatchCompletedWithErrors
+}
+
+func scanBatch(row rowScanner, extra ...any) (*seedengine.Batch, error) {
+	var (
+		b                          seedengine.Batch
+		kind, status               string
+		params, result             []byte
+		created, started, finished scanTime
+	)
+	dest := []any{&b.ID, &kind, &status, &b.Country, &b.Category, &b.ChunkSize,
+		&b.Chunks.Total, &b.Chunks.Done, &b.Chunks.Failed, &b.Items.Total, &b.Items.Succeeded, &b.Items.Failed,
+		&params, &result, &created, &started, &finished}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return nil, err
+	}
+	b.Kind = seedengine.BatchKind(kind)
+	b.Status = seedengine.BatchStatus(status)
+	b.Params = params
+	b.Result = result
+	b.CreatedAt = created.Time
+	b.StartedAt = started.ptr()
+	b.FinishedAt = finished.ptr()
+	if b.Chunks.Total > 0 {
+		b.Progress = float64(b.Chunks.Done+b.Chunks.Failed) / float64(b.Chunks.Total)
+	}
+	return &b, nil
+}
+
+func scanChunk(row rowScanner) (*seedengine.BatchChunk, error) {
+	var (
+		c             seedengine.BatchChunk
+		status        string
+		input, result []byte
+		updated       scanTime
+	)
+	if err := row.Scan(&c.BatchID, &c.Index, &status, &input, &c.Items, &result,
+		&c.Succeeded, &c.Failed, &c.Attempts, &c.LastError, &updated); err != nil {
+		return nil, err
+	}
+	c.Status = seedengine.ChunkStatus(status)
+	c.Input = input
+	c.Result = result
+	c.UpdatedAt = updated.Time
+	return &c, nil
+}
