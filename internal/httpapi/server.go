@@ -95,6 +95,9 @@ type Deps struct {
 	Batches    seedengine.BatchService
 	QueueStats seedengine.QueueStatsService
 	Checks     map[string]seedengine.Checker // readiness checks by name: database, object_store, queue
+	Datasets   seedengine.DatasetService
+	Research   seedengine.ResearchService
+	Domains    seedengine.DomainService
 }
 
 // Server is the HTTP API: the route table registered on a net/http

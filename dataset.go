@@ -1,0 +1,144 @@
+package seedengine
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"time"
+)
+
+// Dataset is an EnhancedResearchDataset: one raw chunk file of a
+// partition. Fields the engine does not know are kept in Extra and written
+// back unchanged.
+type Dataset struct {
+	Meta    DatasetMeta                `json:"meta"`
+	Records []DatasetRecord            `json:"records"`
+	Extra   map[string]json.RawMessage `json:"-"`
+}
+
+// DatasetMeta describes a dataset. Country is upper case here (SG), unlike
+// in keys and ids.
+type DatasetMeta struct {
+	DatasetID       string                     `json:"dataset_id"`
+	Country         string                     `json:"country"`
+	Category        string                     `json:"category"`
+	Date            string                     `json:"date"`
+	DiscoveredAt    time.Time                  `json:"discovered_at"`
+	ResearchMethods []string                   `json:"research_methods"`
+	Queries         []string                   `json:"queries"`
+	Engine          EngineInfo                 `json:"engine"`
+	RecordCount     int                        `json:"record_count"`
+	Extra           map[string]json.RawMessage `json:"-"`
+}
+
+// EngineInfo names the program that wrote a dataset.
+type EngineInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// DatasetRecord is one URL of a dataset with its normalised, classified
+// domain.
+type DatasetRecord struct {
+	RawURL           string                     `json:"raw_url"`
+	NormalizedURL    string                     `json:"normalized_url"`
+	NormalizedDomain string                     `json:"normalized_domain"`
+	DomainID         string                     `json:"domain_id"`
+	Authority        Authority                  `json:"authority"`
+	AuthorityRule    string                     `json:"authority_rule"`
+	SourceType       string                     `json:"source_type"`
+	DiscoveryMethod  string                     `json:"discovery_method,omitempty"`
+	Confidence       float64                    `json:"confidence"`
+	ContentHints     []string                   `json:"content_hints,omitempty"`
+	Extra            map[string]json.RawMessage `json:"-"`
+}
+
+// ChunkInfo describes one stored raw chunk.
+type ChunkInfo struct {
+	Partition
+	Chunk     int       `json:"chunk"`
+	Name      string    `json:"name"` // raw_0001
+	Key       string    `json:"key"`
+	Bytes     int64     `json:"bytes"`
+	Records   int       `json:"records"`          // -1 when not known yet
+	Completed bool      `json:"completed"`        // the .success checkpoint exists
+	Origin    string    `json:"origin,omitempty"` // what wrote it: "api", "upload", "batch:{id}:{chunk}"
+	ModTime   time.Time `json:"modified_at"`
+}
+
+// PartitionSummary counts the chunks of one partition.
+type PartitionSummary struct {
+	Partition
+	Chunks  int   `json:"chunks"`
+	Records int   `json:"records"`
+	Bytes   int64 `json:"bytes"`
+	Domains int   `json:"domains"`
+}
+
+// PartitionFilter selects partitions. Zero fields do not filter.
+type PartitionFilter struct {
+	Country  string
+	Category string
+	DateFrom string // inclusive, YYYY-MM-DD
+	DateTo   string // inclusive, YYYY-MM-DD
+	Limit    int
+	Offset   int
+}
+
+// DatasetStats summarises the stored raw datasets.
+type DatasetStats struct {
+	Partitions int                     `json:"partitions"`
+	Chunks     int                     `json:"chunks"`
+	Records    int                     `json:"records"`
+	Bytes      int64                   `json:"bytes"`
+	ByCountry  map[string]DatasetCount `json:"by_country"`
+	ByCategory map[string]DatasetCount `json:"by_category"`
+}
+
+// DatasetCount is one line of DatasetStats.
+type DatasetCount struct {
+	Partitions int   `json:"partitions"`
+	Chunks     int   `json:"chunks"`
+	Records    int   `json:"records"`
+	Bytes      int64 `json:"bytes"`
+}
+
+// DatasetService stores raw datasets in the object store. Chunks are
+// immutable: saving always writes a new chunk number.
+type DatasetService interface {
+	// ListPartitions lists partitions with their chunk counts, ordered by
+	// country, category, date; and the total number matching f.
+	ListPartitions(ctx context.Context, f PartitionFilter) ([]PartitionSummary, int, error)
+	// DatasetStats summarises every partition.
+	DatasetStats(ctx context.Context) (*DatasetStats, error)
+	// ListChunks lists the chunks of a partition in chunk order. ENOTFOUND
+	// when the partition has none.
+	ListChunks(ctx context.Context, p Partition) ([]ChunkInfo, error)
+	// OpenChunk opens a chunk for streaming as stored. ENOTFOUND when
+	// missing.
+	OpenChunk(ctx context.Context, p Partition, chunk int) (io.ReadCloser, ChunkInfo, error)
+	// SaveDataset validates the dataset read from r against p (streaming;
+	// EINVALID naming the first bad field) and writes it at the next free
+	// chunk number, never overwriting a chunk.
+	SaveDataset(ctx context.Context, p Partition, r io.Reader) (ChunkInfo, error)
+	// DeleteChunk removes a chunk and its checkpoint. ENOTFOUND when
+	// missing.
+	DeleteChunk(ctx context.Context, p Partition, chunk int) error
+}
+
+// DatasetIndex is the SQL index of stored chunks: it makes counts cheap
+// without reading the object store. The object store stays the truth; the
+// index is filled when chunks are written and when unknown chunks are met.
+type DatasetIndex interface {
+	// IndexChunk records (or updates) a chunk with its record count.
+	IndexChunk(ctx context.Context, c ChunkInfo) error
+	// UnindexChunk forgets a chunk; no error when it was not indexed.
+	UnindexChunk(ctx context.Context, p Partition, chunk int) error
+	// FindIndexedChunks returns the indexed chunks of a partition, or of
+	// every partition when p is nil, in partition and chunk order.
+	FindIndexedChunks(ctx context.Context, p *Partition) ([]ChunkInfo, error)
+	// FindPartitionSummaries returns partitions with chunk, record, byte
+	// and domain counts from the index, ordered by country, category,
+	// date; and the total matching f.
+	FindPartitionSummaries(ctx context.Context, f PartitionFilter) ([]PartitionSummary, int, error)
+}

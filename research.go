@@ -1,0 +1,73 @@
+package seedengine
+
+import "context"
+
+// ResearchInput is what research found for one partition: plain URLs, or
+// records that carry a raw_url and optional hints (discovery_method,
+// confidence, content_hints, extra fields, which are kept).
+type ResearchInput struct {
+	Partition
+	ResearchMethods []string
+	Queries         []string
+	URLs            []string
+	Records         []DatasetRecord
+	// Origin makes a write idempotent: a second call with the same
+	// non-empty Origin (a retried batch chunk, "batch:{id}:{chunk}") returns
+	// the chunk the first call wrote instead of writing another.
+	Origin string
+}
+
+// URLFailure is one input URL that was not accepted, with why.
+type URLFailure struct {
+	Index  int    `json:"index"`
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+// ResearchResult is what one research write produced.
+type ResearchResult struct {
+	Partition
+	Chunk       *ChunkInfo        `json:"chunk"` // nil when no URL was accepted
+	Accepted    int               `json:"accepted"`
+	Duplicates  int               `json:"duplicates"`
+	Rejected    []URLFailure      `json:"rejected"`
+	Domains     int               `json:"domains"`
+	Authorities map[Authority]int `json:"authorities"`
+}
+
+// ResearchIndex is the table of contents of research: country → category
+// → dates, each with its counts.
+type ResearchIndex struct {
+	Countries map[string]map[string][]PartitionSummary `json:"countries"`
+	Totals    DatasetCount                             `json:"totals"`
+}
+
+// ResearchPartition is one partition in detail.
+type ResearchPartition struct {
+	PartitionSummary
+	ChunkList   []ChunkInfo       `json:"chunk_list"`
+	Authorities map[Authority]int `json:"authorities"`
+	Domains     []*Domain         `json:"domains"`
+	DomainTotal int               `json:"domain_total"`
+}
+
+// ResearchService turns research findings into raw datasets and domain
+// registrations, and reads them back by partition.
+type ResearchService interface {
+	// Research normalises, classifies and de-duplicates the input, writes
+	// one dataset chunk with the accepted records and registers their
+	// domains. Rejected URLs are reported, not fatal; EINVALID when the
+	// partition is invalid or nothing at all was given.
+	Research(ctx context.Context, in ResearchInput) (*ResearchResult, error)
+
+	// FindResearch lists partitions with research, newest date first.
+	FindResearch(ctx context.Context, f PartitionFilter) ([]PartitionSummary, int, error)
+
+	// FindResearchIndex returns the table of contents.
+	FindResearchIndex(ctx context.Context) (*ResearchIndex, error)
+
+	// FindResearchPartition returns one partition with its chunks,
+	// authorities breakdown and a page of its domains. ENOTFOUND when the
+	// partition has no chunk.
+	FindResearchPartition(ctx context.Context, p Partition, domainLimit, domainOffset int) (*ResearchPartition, error)
+}
