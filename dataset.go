@@ -132,6 +132,18 @@ type DatasetService interface {
 type DatasetIndex interface {
 	// IndexChunk records (or updates) a chunk with its record count.
 	IndexChunk(ctx context.Context, c ChunkInfo) error
+	// ReserveChunk atomically allocates the next chunk number of p that is
+	// at least atLeast and above every indexed chunk, recording a
+	// placeholder. With a non-empty origin that is already reserved it
+	// returns the same number again, so a retried write lands on the same
+	// chunk.
+	ReserveChunk(ctx context.Context, p Partition, origin string, atLeast int) (int, error)
+	// ReleaseChunk deletes a placeholder whose write failed; an indexed
+	// chunk is left alone.
+	ReleaseChunk(ctx context.Context, p Partition, chunk int) error
+	// FindChunkByOrigin returns the chunk written for origin. ENOTFOUND
+	// when there is none.
+	FindChunkByOrigin(ctx context.Context, origin string) (ChunkInfo, error)
 	// UnindexChunk forgets a chunk; no error when it was not indexed.
 	UnindexChunk(ctx context.Context, p Partition, chunk int) error
 	// FindIndexedChunks returns the indexed chunks of a partition, or of
