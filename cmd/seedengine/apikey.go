@@ -50,7 +50,7 @@ func runAPIKey(ctx context.Context, args []string, getenv func(string) string, s
 func openKeys(ctx context.Context, c *Config) (*sqlstore.DB, *sqlstore.APIKeyService, error) {
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open database: %w", err)
+		return nil, nil, settingError("database-url", "open database", err)
 	}
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
@@ -88,7 +88,7 @@ func runAPIKeyCreate(ctx context.Context, args []string, getenv func(string) str
 	defer db.Close()
 	k, token, err := keys.CreateAPIKey(ctx, name, scope)
 	if err != nil {
-		return fmt.Errorf("create key: %s", seedengine.ErrorMessage(err))
+		return fmt.Errorf("create key: %w", err)
 	}
 	fmt.Fprintf(stdout, "created API key %s (name %q, scope %s); store it now, it is not shown again:\n%s\n", k.ID, k.Name, k.Scope, token)
 	return nil
@@ -138,7 +138,7 @@ func runAPIKeyRevoke(ctx context.Context, args []string, getenv func(string) str
 	defer db.Close()
 	k, err := keys.RevokeAPIKey(ctx, rest[0])
 	if err != nil {
-		return fmt.Errorf("revoke key: %s", seedengine.ErrorMessage(err))
+		return fmt.Errorf("revoke key: %w", err)
 	}
 	fmt.Fprintf(stdout, "revoked API key %s (name %q)\n", k.ID, k.Name)
 	return nil

@@ -277,9 +277,9 @@ func (c *Config) finish(groups settingGroup) error {
 		if c.RateBurst < 1 {
 			return fmt.Errorf("--rate-burst: %d must be at least 1", c.RateBurst)
 		}
-		if c.ShutdownTimeout <= 0 {
-			return fmt.Errorf("--shutdown-timeout: %v must be positive", c.ShutdownTimeout)
-		}
+	}
+	if groups&(groupServer|groupQueue) != 0 && c.ShutdownTimeout <= 0 {
+		return fmt.Errorf("--shutdown-timeout: %v must be positive", c.ShutdownTimeout)
 	}
 	if groups&groupQueue != 0 {
 		if c.Workers < 1 || c.Workers > 10000 {
@@ -301,20 +301,22 @@ func (c *Config) finish(groups settingGroup) error {
 	return nil
 }
 
+// validateDatabaseURL catches a wrong engine early; the form of each URL is
+// checked by sqlstore.Open, whose refusal is reported against the setting
+// too.
 func validateDatabaseURL(s string) error {
-	switch {
-	case strings.HasPrefix(s, "postgres://"), strings.HasPrefix(s, "postgresql://"):
-		if _, err := url.Parse(s); err != nil {
-			return errors.New("not a valid postgres:// URL")
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok {
+		scheme, _, _ = strings.Cut(s, ":")
+		if scheme != "sqlite" && scheme != "file" {
+			return nil // a bare SQLite file path
 		}
-		return nil
-	case strings.HasPrefix(s, "sqlite:"):
-		if strings.TrimPrefix(strings.TrimPrefix(s, "sqlite:"), "//") == "" {
-			return errors.New("sqlite: needs a file path")
-		}
+	}
+	switch scheme {
+	case "postgres", "postgresql", "sqlite", "file":
 		return nil
 	}
-	return fmt.Errorf("%q must start with postgres://, postgresql:// or sqlite:", redactURL(s))
+	return fmt.Errorf("%q must be postgres://…, postgresql://…, sqlite:PATH or a file path", redactURL(s))
 }
 
 func validateBlobURL(s string) error {
@@ -338,14 +340,21 @@ func validateBlobURL(s string) error {
 	return nil
 }
 
-// redactURL hides the password of a URL, if any.
+// redactURL hides the password of a URL, in its user information or in a
+// password query parameter (pgx accepts both).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
-		return s
+	if err != nil {
+		return "[unparsable URL redacted]"
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	if q := u.Query(); q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
 	}
 	return u.String()
 }

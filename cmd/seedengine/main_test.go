@@ -264,6 +264,7 @@ func TestServeEndToEnd(t *testing.T) {
 	requireProblem(t, s.do(t, "GET", "/api/v1/queues/batches", "se_not_a_real_key", nil), 401, "unauthorized")
 	r = s.do(t, "GET", "/api/v1/queues/batches", reader, nil)
 	require.Equal(t, 200, r.status, "body: %s", r.raw)
+	requireProblem(t, s.do(t, "POST", "/api/v1/queues/research", reader, map[string]any{"country": "sg", "category": "news", "urls": []string{"https://www.mom.gov.sg/"}}), 403, "forbidden")
 	requireProblem(t, s.do(t, "POST", "/api/v1/keys", reader, map[string]any{"name": "x", "scope": "read"}), 403, "forbidden")
 	r = s.do(t, "POST", "/api/v1/keys", admin, map[string]any{"name": "ci", "scope": "write"})
 	require.Equal(t, 201, r.status, "body: %s", r.raw)
@@ -384,6 +385,8 @@ func TestAPIKeyLifecycleCLI(t *testing.T) {
 	s := startServer(t, dataDir)
 	r := s.do(t, "GET", "/api/v1/queues/batches", key, nil)
 	requireProblem(t, r, 401, "unauthorized")
+	r = s.do(t, "GET", "/api/v1/queues/batches", "", nil)
+	require.Equal(t, 200, r.status, "body: %s", r.raw)
 	require.Equal(t, 0, s.stop(t))
 }
 

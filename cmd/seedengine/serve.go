@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +9,7 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -49,9 +49,17 @@ func newLogger(c *Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// settingError reports a store that refused its URL as a usage error
+// naming the setting, and any other failure with what was being done.
+func settingError(setting, doing string, err error) error {
+	if seedengine.ErrorCode(err) == seedengine.EINVALID {
+		return usageError{fmt.Errorf("--%s: %s", setting, seedengine.ErrorMessage(err))}
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
 // app is the wired service: the stores, the queue and the logger.
 type app struct {
-	cfg    *Config
 	log    *slog.Logger
 	db     *sqlstore.DB
 	blobs  *blobstore.Store
@@ -65,16 +73,16 @@ type app struct {
 func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, settingError("database-url", "open database", err)
 	}
-	a := &app{cfg: c, log: log, db: db}
+	a := &app{log: log, db: db}
 	if err := db.Migrate(ctx); err != nil {
 		a.close()
 		return nil, fmt.Errorf("migrate database: %w", err)
 	}
 	if a.blobs, err = blobstore.Open(ctx, c.BlobURL); err != nil {
 		a.close()
-		return nil, fmt.Errorf("open object store: %w", err)
+		return nil, settingError("blob-url", "open object store", err)
 	}
 	a.keys = sqlstore.NewAPIKeyService(db)
 	a.batchs = sqlstore.NewBatchService(db)
@@ -85,6 +93,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 		JobTimeout:           c.JobTimeout,
 		RescueStuckJobsAfter: c.JobRescueAfter,
 		Logger:               log,
+		ReadDB:               db.Reader(),
 	})
 	if err != nil {
 		a.close()
@@ -212,16 +221,25 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		runErr = fmt.Errorf("http server: %w", err)
 	}
 
+	// The HTTP server and the queue stop side by side, each with the whole
+	// grace period: slow requests must not use up the time in-flight jobs
+	// have to finish.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 	defer cancel()
+	var wg sync.WaitGroup
 	if srv != nil {
-		if err := srv.Shutdown(shutdownCtx); err != nil {
-			log.Error("http shutdown", "event", "shutdown_http_failed", "err", err)
+		wg.Go(func() {
+			if err := srv.Shutdown(shutdownCtx); err != nil {
+				log.Error("http shutdown", "event", "shutdown_http_failed", "err", err)
+			}
+		})
+	}
+	wg.Go(func() {
+		if err := a.queue.Stop(shutdownCtx); err != nil {
+			log.Error("queue stop", "event", "shutdown_queue_failed", "err", err)
 		}
-	}
-	if err := a.queue.Stop(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		log.Error("queue stop", "event", "shutdown_queue_failed", "err", err)
-	}
+	})
+	wg.Wait()
 	log.Info("stopped", "event", "shutdown_complete")
 	return runErr
 }
@@ -241,7 +259,7 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	log := newLogger(c, stderr)
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
-		return fmt.Errorf("open database: %w", err)
+		return settingError("database-url", "open database", err)
 	}
 	defer db.Close()
 	if err := db.Migrate(ctx); err != nil {

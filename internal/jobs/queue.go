@@ -55,6 +55,12 @@ type Config struct {
 	// Logger receives one line per job outcome and River's own logs.
 	// Default slog.Default().
 	Logger *slog.Logger
+
+	// ReadDB, when set, serves the queue's read-only queries (Check,
+	// CountJobs). On SQLite pass the store's read-only pool: the writer's
+	// single connection is busy with jobs, and readiness probes and metrics
+	// scrapes must not queue behind them.
+	ReadDB *sql.DB
 }
 
 func (c Config) withDefaults() Config {
@@ -278,6 +284,13 @@ func (q *Queue) Started() bool { return q.state.Load() == stateRunning }
 
 func (q *Queue) stopping() bool { return q.state.Load() == stateStopping }
 
+func (q *Queue) readDB() *sql.DB {
+	if q.cfg.ReadDB != nil {
+		return q.cfg.ReadDB
+	}
+	return q.db
+}
+
 // Client returns the underlying River client, for tools such as River UI.
 func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 
@@ -293,7 +306,7 @@ func (q *Queue) Check(ctx context.Context) error {
 	default:
 	}
 	var one int
-	err := q.db.QueryRowContext(ctx, `SELECT 1 FROM river_job LIMIT 1`).Scan(&one)
+	err := q.readDB().QueryRowContext(ctx, `SELECT 1 FROM river_job LIMIT 1`).Scan(&one)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %v", seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue database is not available"), err)
 	}
@@ -304,7 +317,7 @@ func (q *Queue) Check(ctx context.Context) error {
 // then state. Finished jobs count until River's cleaner deletes them (24 h
 // for completed, 7 days for discarded jobs).
 func (q *Queue) CountJobs(ctx context.Context) ([]seedengine.JobCount, error) {
-	rows, err := q.db.QueryContext(ctx, `SELECT kind, state, count(*) FROM river_job GROUP BY kind, state ORDER BY kind, state`)
+	rows, err := q.readDB().QueryContext(ctx, `SELECT kind, state, count(*) FROM river_job GROUP BY kind, state ORDER BY kind, state`)
 	if err != nil {
 		return nil, fmt.Errorf("count jobs: %w", err)
 	}
