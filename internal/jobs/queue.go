@@ -61,6 +61,10 @@ type Config struct {
 	// single connection is busy with jobs, and readiness probes and metrics
 	// scrapes must not queue behind them.
 	ReadDB *sql.DB
+
+	// SweepInterval is how often the queue looks for chunks whose job can
+	// no longer run (see sweep.go). Default 1m.
+	SweepInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -84,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.SweepInterval == 0 {
+		c.SweepInterval = time.Minute
 	}
 	return c
 }
@@ -142,6 +149,9 @@ type Queue struct {
 
 	mu         sync.RWMutex
 	processors map[seedengine.BatchKind]ChunkProcessor
+
+	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
+	sweepDone chan struct{}
 }
 
 // New builds a queue on db, which must hold River's tables (applied by the
@@ -245,6 +255,7 @@ func (q *Queue) Start(ctx context.Context) error {
 		return fmt.Errorf("start job queue: %w", err)
 	}
 	q.state.Store(stateRunning)
+	q.startSweeper()
 	q.log.InfoContext(ctx, "job queue started", "event", "queue_started", "engine", q.engine,
 		"workers", q.cfg.Workers, "max_attempts", q.cfg.MaxAttempts, "job_timeout", q.cfg.JobTimeout.String())
 	return nil
@@ -262,6 +273,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return nil
 	}
 	q.state.Store(stateStopping)
+	q.stopSweeper()
 
 	err := q.client.Stop(ctx)
 	if err != nil && ctx.Err() != nil {
