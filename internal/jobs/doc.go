@@ -23,9 +23,9 @@
 // The leader checks when it is elected and then every 30 s (fixed in River
 // v0.31.0), and a dead leader's lease runs out after up to 15 s, so a
 // rescue takes RescueStuckJobsAfter plus up to about 45 s. A job killed on
-// its last attempt is discarded by the rescuer without reaching the worker,
-// leaving its chunk running; raise MaxAttempts rather than rely on the last
-// one.
+// its last attempt is discarded by the rescuer without reaching the worker;
+// the queue's sweep (sweep.go) then fails its chunk, so the batch finishes
+// and shows the failure.
 //
 // Engines: on SQLite River uses the riversqlite driver on a pool of exactly
 // one connection (SQLite has one writer; more connections only meet
