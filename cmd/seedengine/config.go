@@ -34,9 +34,10 @@ type Config struct {
 	ShutdownTimeout time.Duration
 
 	// HTTP API.
-	MaxBodyBytes int64
-	RateLimit    float64
-	RateBurst    int
+	MaxBodyBytes    int64
+	MaxDatasetBytes int64
+	RateLimit       float64
+	RateBurst       int
 
 	// Queue.
 	Workers           int
@@ -44,6 +45,9 @@ type Config struct {
 	JobTimeout        time.Duration
 	JobRescueAfter    time.Duration
 	MaxAttempts       int
+
+	// Discovery.
+	AuthorityRules string
 
 	flags   *flag.FlagSet   // the parsed flags, pointing at the fields above
 	secrets map[string]bool // flag names whose values are redacted
@@ -54,9 +58,10 @@ type Config struct {
 type settingGroup int
 
 const (
-	groupStore  settingGroup = 1 << iota // data dir, database, blob store, logging
-	groupServer                          // HTTP listener and API limits
-	groupQueue                           // job workers
+	groupStore    settingGroup = 1 << iota // data dir, database, blob store, logging
+	groupServer                            // HTTP listener and API limits
+	groupQueue                             // job workers
+	groupDiscover                          // URL classification: serve, worker, upload
 )
 
 // setting describes one flag and its environment variable.
@@ -91,6 +96,9 @@ var settings = []setting{
 	{name: "max-body-bytes", usage: "largest accepted request body in bytes", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Int64Var(&c.MaxBodyBytes, n, 16<<20, u)
 	}},
+	{name: "max-dataset-bytes", usage: "largest raw dataset accepted by a dataset save, in bytes (streamed to disk, not held in memory)", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Int64Var(&c.MaxDatasetBytes, n, 512<<20, u)
+	}},
 	{name: "rate-limit", usage: "requests per second allowed per API key (per client address without a key)", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Float64Var(&c.RateLimit, n, 100, u)
 	}},
@@ -115,6 +123,7 @@ var settings = []setting{
 	{name: "max-attempts", usage: "attempts per job before it is given up", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.MaxAttempts, n, 5, u)
 	}},
+	stringSetting("authority-rules", "", "JSON file of authority rules (the format of internal/discover/rules.json) that add to or replace the built-in rows", groupDiscover, func(c *Config) *string { return &c.AuthorityRules }),
 }
 
 // envName returns the environment variable of a flag.
@@ -270,6 +279,9 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.MaxBodyBytes < 1024 {
 			return fmt.Errorf("--max-body-bytes: %d must be at least 1024", c.MaxBodyBytes)
+		}
+		if c.MaxDatasetBytes < 1024 {
+			return fmt.Errorf("--max-dataset-bytes: %d must be at least 1024", c.MaxDatasetBytes)
 		}
 		if c.RateLimit <= 0 {
 			return fmt.Errorf("--rate-limit: %v must be positive", c.RateLimit)

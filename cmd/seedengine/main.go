@@ -1,6 +1,6 @@
 // Command seedengine runs the seedengine service: the HTTP API and the job
-// workers (serve), workers alone (worker), database migrations (migrate) and
-// API key management (apikey).
+// workers (serve), workers alone (worker), database migrations (migrate),
+// API key management (apikey) and uploads of raw dataset trees (upload).
 package main
 
 import (
@@ -24,6 +24,7 @@ Commands:
   worker    run the job workers only
   migrate   apply database migrations and exit
   apikey    create, list or revoke API keys
+  upload    upload a local tree of raw dataset files to the object store
   version   print the version
 
 Run "seedengine <command> --help" for the flags of a command. Every flag can
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runMigrate(ctx, rest, getenv, stdout, stderr)
 	case "apikey":
 		return runAPIKey(ctx, rest, getenv, stdout, stderr)
+	case "upload":
+		return runUpload(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		return runVersion(rest, getenv, stdout)
 	case "help", "-h", "-help", "--help":

@@ -277,6 +277,25 @@ func TestServeEndToEnd(t *testing.T) {
 	requireProblem(t, s.do(t, "GET", "/api/v1/no-such-route", admin, nil), 404, "not_found")
 	requireProblem(t, s.do(t, "GET", "/api/v1/queues/batch/0190b3d2-0000-7000-8000-000000000000", admin, nil), 404, "not_found")
 
+	// A research batch runs to completion on the embedded defaults.
+	r = s.do(t, "POST", "/api/v1/queues/research", admin, map[string]any{
+		"country": "SG", "category": "news", "date": "2026-01-28", "chunkSize": 2,
+		"urls": []string{"https://www.mom.gov.sg/newsroom", "https://www.nus.edu.sg/", "https://www.who.int/news"},
+	})
+	require.Equal(t, 202, r.status, "body: %s", r.raw)
+	loc := r.header.Get("Location")
+	require.Equal(t, "/api/v1/queues/batch/"+r.body["id"].(string), loc)
+	deadline := time.Now().Add(30 * time.Second)
+	for r = s.do(t, "GET", loc, reader, nil); r.body["status"] != "completed"; r = s.do(t, "GET", loc, reader, nil) {
+		require.Contains(t, []any{"queued", "running"}, r.body["status"], "body: %s", r.raw)
+		require.True(t, time.Now().Before(deadline), "batch not completed within 30s: %s", r.raw)
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.Len(t, r.body["result"].(map[string]any)["keys"], 2)
+	r = s.do(t, "GET", "/api/v1/research/sg/news/2026-01-28", reader, nil)
+	require.Equal(t, 200, r.status, "body: %s", r.raw)
+	require.EqualValues(t, 3, r.body["domain_total"])
+
 	require.Equal(t, 0, s.stop(t), "serve must exit cleanly on SIGTERM")
 	var sawComplete bool
 	for _, l := range s.logLines() {
@@ -349,7 +368,7 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 
 func TestHelpAndVersion(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range [][]string{{"--help"}, {"serve", "--help"}, {"worker", "--help"}, {"migrate", "--help"}, {"apikey", "--help"}, {"apikey", "create", "--help"}, {"version", "--help"}} {
+	for _, cmd := range [][]string{{"--help"}, {"serve", "--help"}, {"worker", "--help"}, {"migrate", "--help"}, {"apikey", "--help"}, {"apikey", "create", "--help"}, {"upload", "--help"}, {"version", "--help"}} {
 		stdout, stderr, code := runCLI(t, nil, cmd...)
 		require.Equal(t, 0, code, "%v: %s", cmd, stderr)
 		require.Contains(t, stdout, "Usage: seedengine", "%v", cmd)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -14,8 +15,11 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -58,18 +62,23 @@ func settingError(setting, doing string, err error) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// app is the wired service: the stores, the queue and the logger.
+// app is the wired service: the stores, the services on them, the queue
+// with its processors, and the logger.
 type app struct {
-	log    *slog.Logger
-	db     *sqlstore.DB
-	blobs  *blobstore.Store
-	keys   *sqlstore.APIKeyService
-	batchs *sqlstore.BatchService
-	queue  *jobs.Queue
+	log      *slog.Logger
+	db       *sqlstore.DB
+	blobs    *blobstore.Store
+	keys     *sqlstore.APIKeyService
+	batchs   *sqlstore.BatchService
+	datasets *dataset.Service
+	domains  *sqlstore.DomainService
+	research *research.Service
+	queue    *jobs.Queue
 }
 
-// openApp opens the database (applying migrations), the object store and
-// the queue. The caller closes it.
+// openApp opens the database (applying migrations), the object store, the
+// services and the queue, with every processor registered, so serve and
+// worker run the same jobs. The caller closes it.
 func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
@@ -84,8 +93,17 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, settingError("blob-url", "open object store", err)
 	}
+	classifier, err := newClassifier(c)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
 	a.keys = sqlstore.NewAPIKeyService(db)
 	a.batchs = sqlstore.NewBatchService(db)
+	index := sqlstore.NewDatasetIndex(db)
+	a.datasets = dataset.New(dataset.Objects(a.blobs), index, log)
+	a.domains = sqlstore.NewDomainService(db)
+	a.research = research.New(a.datasets, a.domains, index, classifier, log)
 	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
 		Workers:              c.Workers,
 		PollInterval:         c.QueuePollInterval,
@@ -99,8 +117,27 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, fmt.Errorf("create queue: %w", err)
 	}
+	a.queue.Register(seedengine.BatchResearch, research.ChunkProcessor(a.research))
 	a.batchs.Enqueuer = a.queue
 	return a, nil
+}
+
+// newClassifier builds the URL classifier: the embedded authority rules,
+// extended by the operator's file when --authority-rules names one.
+func newClassifier(c *Config) (*discover.Classifier, error) {
+	if c.AuthorityRules == "" {
+		return discover.DefaultClassifier(), nil
+	}
+	f, err := os.Open(c.AuthorityRules)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--authority-rules: %v", err)}
+	}
+	defer f.Close()
+	cl, err := discover.NewClassifier(f)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--authority-rules: %s: %v", c.AuthorityRules, err)}
+	}
+	return cl, nil
 }
 
 func (a *app) close() {
@@ -126,9 +163,9 @@ serve, to spread the work over more machines.`
 
 // runServe runs serve (API and workers) or, without withAPI, worker.
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, withAPI bool) error {
-	name, summary, groups := "worker", workerSummary, groupStore|groupQueue
+	name, summary, groups := "worker", workerSummary, groupStore|groupQueue|groupDiscover
 	if withAPI {
-		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue
+		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue|groupDiscover
 	}
 	c, rest, err := parseCommand(name, summary, groups, args, getenv, stdout)
 	if err != nil {
@@ -161,21 +198,25 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			log.Warn("no API keys: the API is open to anyone who can reach the loopback address", "event", "auth_open")
 		}
 		api := httpapi.New(httpapi.Config{
-			Logger:       log,
-			Version:      version(),
-			Commit:       commit(),
-			GoVersion:    runtime.Version(),
-			Environment:  c.Environment,
-			MaxBodyBytes: c.MaxBodyBytes,
-			RateLimit:    c.RateLimit,
-			RateBurst:    c.RateBurst,
-			Categories:   knownCategories,
+			Logger:          log,
+			Version:         version(),
+			Commit:          commit(),
+			GoVersion:       runtime.Version(),
+			Environment:     c.Environment,
+			MaxBodyBytes:    c.MaxBodyBytes,
+			MaxDatasetBytes: c.MaxDatasetBytes,
+			RateLimit:       c.RateLimit,
+			RateBurst:       c.RateBurst,
+			Categories:      knownCategories,
 			// Revoking the last key must not open a server that others can reach.
 			RequireKeys: !isLoopbackAddr(c.Addr),
 		}, httpapi.Deps{
 			APIKeys:    a.keys,
 			Batches:    a.batchs,
 			QueueStats: a.queue,
+			Datasets:   a.datasets,
+			Research:   a.research,
+			Domains:    a.domains,
 			Checks: map[string]seedengine.Checker{
 				"database":     seedengine.CheckerFunc(a.db.Check),
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),

@@ -220,7 +220,12 @@ func (s *Store) readDir(keyDir, match string) ([]fileEntry, error) {
 	dir := s.path(keyDir)
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		if fi, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) || (serr == nil && !fi.IsDir()) {
+		// Missing when read (even if a writer creates it a moment later)
+		// or not a directory: nothing under this prefix at that instant.
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
 			return nil, nil
 		}
 		return nil, err

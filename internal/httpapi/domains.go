@@ -1,40 +1,82 @@
 package httpapi
 
-import "time"
+import (
+	"context"
+	"strings"
 
-// Planned domain routes. A domain is what research normalises URLs into
+	"github.com/seedengine/seedengine"
+)
+
+// Domain routes: the registry research fills, one row per domain_id
 // (DESIGN §2).
 
 type domainListInput struct {
-	Country    string `query:"country"`
-	Authority  string `query:"authority" enum:"gov,mil,edu,ngo,org,media,com,other"`
-	SourceType string `query:"source_type" enum:"government,organization,ngo,media,company,education,other"`
-	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"1000"`
-	Offset     int    `query:"offset" default:"0" minimum:"0"`
+	Country   string `query:"country" maxLength:"8" doc:"Only domains classified for this country: ISO 3166-1 alpha-2 or intl, any case." example:"sg"`
+	Authority string `query:"authority" enum:"gov,mil,edu,ngo,org,media,com,other" doc:"Only domains of this authority."`
+	Limit     int    `query:"limit" default:"50" minimum:"1" maximum:"1000" doc:"Page size."`
+	Offset    int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
+
+type domainList struct {
+	Items  []*seedengine.Domain `json:"items"`
+	Total  int                  `json:"total" doc:"Domains matching the filters, regardless of limit and offset."`
+	Limit  int                  `json:"limit"`
+	Offset int                  `json:"offset"`
+}
+
+type domainListOutput struct{ Body domainList }
 
 type domainInput struct {
 	DomainID string `path:"domainId" maxLength:"300" doc:"{authority}:{country}:{registrable_domain}, URL-escaped." example:"gov:sg:mom.gov.sg"`
 }
 
-type domainRecord struct {
-	DomainID          string    `json:"domain_id" example:"gov:sg:mom.gov.sg"`
-	RegistrableDomain string    `json:"registrable_domain" example:"mom.gov.sg"`
-	Authority         string    `json:"authority" enum:"gov,mil,edu,ngo,org,media,com,other"`
-	AuthorityRule     string    `json:"authority_rule" example:"suffix:gov.sg"`
-	Country           string    `json:"country" example:"sg"`
-	SourceType        string    `json:"source_type"`
-	FirstSeen         time.Time `json:"first_seen"`
-	LastSeen          time.Time `json:"last_seen"`
+type domainOutput struct{ Body *seedengine.Domain }
+
+func (s *Server) handleDomainList(ctx context.Context, in *domainListInput) (*domainListOutput, error) {
+	if s.deps.Domains == nil {
+		return nil, unavailable("domains")
+	}
+	f := seedengine.DomainFilter{Authority: seedengine.Authority(in.Authority), Limit: in.Limit, Offset: in.Offset}
+	if in.Country != "" {
+		f.Country = seedengine.NormalizeCountry(in.Country)
+		if err := seedengine.ValidateCountry(f.Country); err != nil {
+			return nil, inQuery(err)
+		}
+	}
+	items, total, err := s.deps.Domains.FindDomains(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []*seedengine.Domain{}
+	}
+	return &domainListOutput{Body: domainList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
 }
 
-type domainOutput struct{ Body domainRecord }
-
-type domainList struct {
-	Items  []domainRecord `json:"items"`
-	Total  int            `json:"total"`
-	Limit  int            `json:"limit"`
-	Offset int            `json:"offset"`
+func (s *Server) handleDomainGet(ctx context.Context, in *domainInput) (*domainOutput, error) {
+	if s.deps.Domains == nil {
+		return nil, unavailable("domains")
+	}
+	// Ids are stored lower case; a client that upper-cased the country
+	// (GOV:SG:…) still means the same domain.
+	id := strings.ToLower(in.DomainID)
+	if _, _, _, err := seedengine.ParseDomainID(id); err != nil {
+		// Name the path parameter as the client wrote it, not the
+		// root package's field name.
+		return nil, inPath(&seedengine.Error{Code: seedengine.EINVALID, Field: "domainId", Message: seedengine.ErrorMessage(err)})
+	}
+	d, err := s.deps.Domains.FindDomainByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &domainOutput{Body: d}, nil
 }
 
-type domainListOutput struct{ Body domainList }
+// inQuery marks the fields of err as query parameters, for handlers that
+// validate them with the root package.
+func inQuery(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &locatedError{loc: "query", err: err}
+}

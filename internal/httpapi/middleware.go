@@ -207,16 +207,17 @@ func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
 				rt.Method+" "+rt.Path+" is not implemented yet; it arrives with the "+rt.Capability+" capability"))
 			return
 		}
-		if r.ContentLength > s.cfg.MaxBodyBytes {
+		limit := s.bodyLimit(rt)
+		if r.ContentLength > limit {
 			writeProblem(rw, newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
-				"request body is larger than "+strconv.FormatInt(s.cfg.MaxBodyBytes, 10)+" bytes"))
+				"request body is larger than "+strconv.FormatInt(limit, 10)+" bytes"))
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
 		if r.Body != nil && r.Body != http.NoBody {
 			// The original writer, so net/http closes the connection
 			// after a body that was cut off.
-			r.Body = http.MaxBytesReader(rw.ResponseWriter, r.Body, s.cfg.MaxBodyBytes)
+			r.Body = http.MaxBytesReader(rw.ResponseWriter, r.Body, limit)
 		}
 		h.ServeHTTP(rw, r)
 	})

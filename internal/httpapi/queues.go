@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"sort"
 	"time"
 
@@ -96,17 +97,72 @@ func unavailable(what string) error {
 	return seedengine.Errorf(seedengine.EUNAVAILABLE, "%s are not available on this server", what)
 }
 
-// Planned queue routes: request and response shapes from DESIGN §6.
+// Research batches. The batch's params and each chunk's input are read by
+// the research chunk processor (internal/research), which documents the
+// same shapes.
+
+// defaultResearchChunkSize is the chunk size of a research batch that
+// names none: small enough that a failed job redoes little, large enough
+// that a 10,000-URL batch is only 100 jobs.
+const defaultResearchChunkSize = 100
 
 type researchQueueRequest struct {
-	Country   string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
-	Category  string   `json:"category" pattern:"^[a-z0-9_]{1,40}$" example:"news"`
-	Date      string   `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent."`
-	URLs      []string `json:"urls" minItems:"1" maxItems:"10000" doc:"URLs found for the partition."`
-	ChunkSize int      `json:"chunkSize,omitempty" minimum:"1" maximum:"10000" doc:"URLs per chunk job."`
+	Country         string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
+	Category        string   `json:"category" pattern:"^[a-z0-9_]{1,40}$" example:"news"`
+	URLs            []string `json:"urls" minItems:"1" maxItems:"10000" doc:"URLs found for the partition; invalid ones are recorded in the batch result, not fatal."`
+	ChunkSize       int      `json:"chunkSize,omitempty" minimum:"1" maximum:"1000" doc:"URLs per chunk job and per raw chunk file; 100 when absent."`
+	Date            string   `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent, fixed when the batch is accepted."`
+	ResearchMethods []string `json:"research_methods,omitempty" maxItems:"100" doc:"How the URLs were found, e.g. search, crawl."`
+	Queries         []string `json:"queries,omitempty" maxItems:"1000" doc:"Queries that found them."`
 }
 
 type researchQueueInput struct{ Body researchQueueRequest }
+
+// researchBatchParams is stored as the params of a research batch.
+type researchBatchParams struct {
+	Date            string   `json:"date"`
+	ResearchMethods []string `json:"research_methods,omitempty"`
+	Queries         []string `json:"queries,omitempty"`
+}
+
+func (s *Server) handleResearchEnqueue(ctx context.Context, in *researchQueueInput) (*batchAcceptedOutput, error) {
+	if s.deps.Batches == nil {
+		return nil, unavailable("batches")
+	}
+	req := &in.Body
+	p, err := bodyPartition(req.Country, req.Category, req.Date)
+	if err != nil {
+		return nil, err
+	}
+	size := req.ChunkSize
+	if size == 0 {
+		size = defaultResearchChunkSize
+	}
+	params, err := json.Marshal(researchBatchParams{Date: p.Date, ResearchMethods: req.ResearchMethods, Queries: req.Queries})
+	if err != nil {
+		return nil, err
+	}
+	chunks := make([]*seedengine.BatchChunk, 0, (len(req.URLs)+size-1)/size)
+	for start := 0; start < len(req.URLs); start += size {
+		urls := req.URLs[start:min(start+size, len(req.URLs))]
+		input, err := json.Marshal(urls)
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, &seedengine.BatchChunk{Input: input, Items: len(urls)})
+	}
+	b := &seedengine.Batch{
+		Kind:      seedengine.BatchResearch,
+		Country:   p.Country,
+		Category:  p.Category,
+		ChunkSize: size,
+		Params:    params,
+	}
+	if err := s.deps.Batches.CreateBatch(ctx, b, chunks); err != nil {
+		return nil, err
+	}
+	return &batchAcceptedOutput{Location: "/api/v1/queues/batch/" + url.PathEscape(b.ID), Body: b}, nil
+}
 
 type domainBatchRequest struct {
 	DomainIDs []string `json:"domainIds" minItems:"1" maxItems:"10000" doc:"Domain ids, e.g. gov:sg:mom.gov.sg."`

@@ -33,6 +33,10 @@ type route struct {
 	plain    http.Handler
 	doc      func(huma.Registry, *huma.Operation) // OpenAPI for a plain route; nil hides it
 
+	// maxBody overrides Config.MaxBodyBytes for a route that streams big
+	// bodies to disk instead of decoding them (dataset saves).
+	maxBody int64
+
 	group, basePath string
 	metrics         routeMetrics
 }
@@ -71,7 +75,7 @@ func (s *Server) routeTable() []*route {
 		openRoute(get, "/docs", "get-docs", "Interactive API documentation", http.HandlerFunc(s.handleDocs), nil),
 
 		// Queues.
-		plannedRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", "research queue", http.StatusAccepted, planned[researchQueueInput, batchAcceptedOutput]()),
+		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
 		plannedRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", "liveness queue", http.StatusAccepted, planned[livenessQueueInput, batchAcceptedOutput]()),
 		plannedRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domains", "contract queue", http.StatusAccepted, planned[contractQueueInput, batchAcceptedOutput]()),
 		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
@@ -83,12 +87,12 @@ func (s *Server) routeTable() []*route {
 		plannedRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
 
 		// Datasets.
-		plannedRoute(get, "/api/v1/datasets", read, "list-datasets", "List dataset partitions", "datasets", 0, planned[datasetListInput, partitionListOutput]()),
-		plannedRoute(get, "/api/v1/datasets/stats", read, "get-dataset-stats", "Count partitions, chunks and records", "datasets", 0, planned[struct{}, datasetStatsOutput]()),
-		plannedRoute(get, "/api/v1/datasets/{country}/{category}/{date}", read, "list-dataset-chunks", "List the chunks of a partition", "datasets", 0, planned[partitionInput, chunkInfoListOutput]()),
-		plannedRoute(get, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read, "get-dataset-chunk", "Get one raw dataset chunk", "datasets", 0, planned[chunkInput, datasetOutput]()),
-		plannedRoute(post, "/api/v1/datasets/{country}/{category}/{date}", write, "save-dataset", "Save a raw dataset as the partition's next chunk", "datasets", http.StatusCreated, planned[datasetSaveInput, chunkInfoOutput]()),
-		plannedRoute(del, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, "delete-dataset-chunk", "Delete one raw dataset chunk", "datasets", 0, planned[chunkInput, chunkInfoOutput]()),
+		apiRoute(get, "/api/v1/datasets", read, "list-datasets", "List dataset partitions with chunk, record and byte counts", 0, handle(s.handleDatasetList)),
+		apiRoute(get, "/api/v1/datasets/stats", read, "get-dataset-stats", "Count partitions, chunks, records and bytes, by country and category", 0, handle(s.handleDatasetStats)),
+		apiRoute(get, "/api/v1/datasets/{country}/{category}/{date}", read, "list-dataset-chunks", "List the chunks of a partition", 0, handle(s.handleDatasetChunks)),
+		apiRoute(get, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read, "get-dataset-chunk", "Download one raw dataset chunk as stored", 0, s.registerChunkGet),
+		withBodyLimit(apiRoute(post, "/api/v1/datasets/{country}/{category}/{date}", write, "save-dataset", "Save a raw dataset as the partition's next chunk", http.StatusCreated, s.registerDatasetSave), s.cfg.MaxDatasetBytes),
+		apiRoute(del, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, "delete-dataset-chunk", "Delete one raw dataset chunk and its checkpoint", http.StatusNoContent, handle(s.handleChunkDelete)),
 
 		// Metadata.
 		plannedRoute(get, "/api/v1/metadata/snapshot", read, "get-metadata-snapshot", "Get the metadata snapshot", "metadata snapshot", 0, planned[struct{}, snapshotOutput]()),
@@ -97,14 +101,14 @@ func (s *Server) routeTable() []*route {
 		plannedRoute(post, "/api/v1/metadata/sync", admin, "sync-metadata", "Sync the metadata snapshot to git now", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
 
 		// Research.
-		plannedRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", "research", http.StatusCreated, planned[researchCreateInput, chunkInfoOutput]()),
-		plannedRoute(get, "/api/v1/research", read, "list-research", "List research partitions", "research", 0, planned[datasetListInput, partitionListOutput]()),
-		plannedRoute(get, "/api/v1/research/index", read, "get-research-index", "Index research by country, category and date", "research", 0, planned[struct{}, researchIndexOutput]()),
-		plannedRoute(get, "/api/v1/research/{country}/{category}/{date}", read, "get-research-partition", "Get the research of one partition", "research", 0, planned[partitionInput, researchPartitionOutput]()),
+		apiRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", http.StatusCreated, handle(s.handleResearchCreate)),
+		apiRoute(get, "/api/v1/research", read, "list-research", "List research partitions by country, category and date", 0, handle(s.handleResearchList)),
+		apiRoute(get, "/api/v1/research/index", read, "get-research-index", "Index research by country, category and date", 0, handle(s.handleResearchIndex)),
+		apiRoute(get, "/api/v1/research/{country}/{category}/{date}", read, "get-research-partition", "Get the research of one partition", 0, handle(s.handleResearchPartition)),
 
 		// Domains.
-		plannedRoute(get, "/api/v1/domains", read, "list-domains", "List discovered domains", "domains", 0, planned[domainListInput, domainListOutput]()),
-		plannedRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain", "domains", 0, planned[domainInput, domainOutput]()),
+		apiRoute(get, "/api/v1/domains", read, "list-domains", "List discovered domains", 0, handle(s.handleDomainList)),
+		apiRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain with the partitions it appeared in", 0, handle(s.handleDomainGet)),
 
 		// Seeds.
 		plannedRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds", "seeds", 0, planned[seedListInput, seedListOutput]()),
@@ -122,6 +126,20 @@ func (s *Server) routeTable() []*route {
 		apiRoute(post, "/api/v1/keys", admin, "create-key", "Create an API key; its token is shown only in this response", http.StatusCreated, handle(s.handleKeyCreate)),
 		apiRoute(del, "/api/v1/keys/{keyId}", admin, "revoke-key", "Revoke an API key", 0, handle(s.handleKeyRevoke)),
 	}
+}
+
+// withBodyLimit gives rt a body limit of its own.
+func withBodyLimit(rt *route, limit int64) *route {
+	rt.maxBody = limit
+	return rt
+}
+
+// bodyLimit is the largest request body rt accepts.
+func (s *Server) bodyLimit(rt *route) int64 {
+	if rt.maxBody > 0 {
+		return rt.maxBody
+	}
+	return s.cfg.MaxBodyBytes
 }
 
 func openRoute(method, path, id, summary string, h http.Handler, doc func(huma.Registry, *huma.Operation)) *route {
@@ -187,7 +205,7 @@ func (s *Server) operation(rt *route) huma.Operation {
 		DefaultStatus: rt.status,
 		// One byte over the limit, so that the MaxBytesReader set by the
 		// route middleware is what trips, with a 413 in our shape.
-		MaxBodyBytes:    s.cfg.MaxBodyBytes + 1,
+		MaxBodyBytes:    s.bodyLimit(rt) + 1,
 		BodyReadTimeout: 30 * time.Second,
 	}
 	var desc []string

@@ -18,10 +18,11 @@ import (
 
 // Defaults for the zero values of Config.
 const (
-	DefaultMaxBodyBytes = 16 << 20
-	DefaultRateLimit    = 100
-	DefaultRateBurst    = 200
-	DefaultReadyTimeout = 2 * time.Second
+	DefaultMaxBodyBytes    = 16 << 20
+	DefaultMaxDatasetBytes = 512 << 20
+	DefaultRateLimit       = 100
+	DefaultRateBurst       = 200
+	DefaultReadyTimeout    = 2 * time.Second
 )
 
 // Config configures the HTTP API. cmd/seedengine fills it from flags; zero
@@ -36,6 +37,11 @@ type Config struct {
 
 	// MaxBodyBytes caps request bodies; 10,000-item batches must fit.
 	MaxBodyBytes int64
+
+	// MaxDatasetBytes caps the body of a dataset save, which is streamed
+	// to disk while it is validated rather than held in memory; raw chunks
+	// of 20 MB and more are normal. Default 512 MiB.
+	MaxDatasetBytes int64
 
 	// RateLimit is requests per second per API key, or per client IP for
 	// requests without a key; a negative value disables rate limiting.
@@ -71,6 +77,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBodyBytes <= 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxDatasetBytes <= 0 {
+		c.MaxDatasetBytes = DefaultMaxDatasetBytes
 	}
 	if c.RateLimit == 0 {
 		c.RateLimit = DefaultRateLimit

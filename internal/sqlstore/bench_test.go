@@ -1,7 +1,9 @@
 package sqlstore_test
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -78,5 +80,60 @@ func BenchmarkStartCompleteBatchChunk(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// BenchmarkRegisterDomains registers the 10,000 domains of a research batch
+// in one call: all new, all known but new to the partition, and all known
+// in the partition already (a retried job).
+func BenchmarkRegisterDomains(b *testing.B) {
+	const n = 10_000
+	benchEngines(b, func(b *testing.B, db *sqlstore.DB) {
+		s := sqlstore.NewDomainService(db)
+		ctx := b.Context()
+		day := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+		partition := func(i int) seedengine.Partition {
+			return seedengine.Partition{Country: "sg", Category: "news", Date: day.AddDate(0, 0, i).Format(seedengine.DateLayout)}
+		}
+		report := func(b *testing.B) {
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "sightings/s")
+		}
+
+		b.Run("new", func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				b.StopTimer()
+				ds := manySightings(fmt.Sprintf("new%d-", i), n)
+				b.StartTimer()
+				if err := s.RegisterDomains(ctx, partition(i), day, ds); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			report(b)
+		})
+
+		known := manySightings("known", n)
+		if err := s.RegisterDomains(ctx, partition(0), day, known); err != nil {
+			b.Fatal(err)
+		}
+		b.Run("new_partition", func(b *testing.B) {
+			i := 1
+			for b.Loop() {
+				if err := s.RegisterDomains(ctx, partition(i), day.Add(time.Duration(i)*time.Second), known); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			report(b)
+		})
+		b.Run("repeat", func(b *testing.B) {
+			for b.Loop() {
+				if err := s.RegisterDomains(ctx, partition(0), day, known); err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b)
+		})
 	})
 }

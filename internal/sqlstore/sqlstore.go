@@ -1,6 +1,6 @@
 // Package sqlstore keeps seedengine's records (API keys, batches and their
-// chunks) in SQLite or PostgreSQL behind the root package's service
-// interfaces.
+// chunks, the domain registry and the index of raw dataset chunks) in
+// SQLite or PostgreSQL behind the root package's service interfaces.
 //
 // The job queue (River) lives in the same database, so a record and the jobs
 // that need it are written in one transaction. On SQLite that shapes the
@@ -9,7 +9,8 @@
 // is locked"), while API reads use a separate read-only pool that WAL lets
 // run beside the writer. On PostgreSQL both are the same pool.
 //
-// App SQL is written once for both engines: $1 placeholders, portable
+// App SQL is written once for both engines: $1 placeholders (bare "?" on
+// SQLite only in the multi-row statements, see bulkPlaceholders), portable
 // types, times stored in UTC at microsecond precision (PostgreSQL's), and
 // row locks (FOR UPDATE) added only on PostgreSQL, where write transactions
 // run concurrently; on SQLite the single writer already serialises them.
@@ -124,6 +125,14 @@ func sqlitePath(rawURL string) (path, query string, err error) {
 	return s, query, nil
 }
 
+// sqliteWriterCacheKiB is the writer connection's page cache. SQLite's
+// default, 2 MiB, is smaller than what one large write transaction dirties
+// (registering 10,000 domains touches several MiB of table and index
+// pages), and a transaction that outgrows its cache spills pages to the WAL
+// and reads them back before it commits. There is one writer connection,
+// and the cache only grows as pages are used.
+const sqliteWriterCacheKiB = 32 << 10
+
 func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	if dir := filepath.Dir(path); dir != "." {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -141,6 +150,7 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	wq.Add("_pragma", busy)
 	wq.Add("_pragma", "journal_mode(WAL)")
 	wq.Add("_pragma", "foreign_keys(1)")
+	wq.Add("_pragma", fmt.Sprintf("cache_size(%d)", -sqliteWriterCacheKiB))
 	wq.Set("_txlock", "immediate")
 	writer, err := sql.Open("sqlite", sqliteDSN(path, wq, extra))
 	if err != nil {

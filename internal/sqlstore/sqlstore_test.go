@@ -15,6 +15,9 @@ import (
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
 
+// appMigrations is how many app migrations each engine has.
+const appMigrations = 2
+
 // requireCode asserts that err carries the seedengine error code want.
 func requireCode(t *testing.T, err error, want string) {
 	t.Helper()
@@ -75,6 +78,9 @@ func TestSQLitePools(t *testing.T) {
 	var fk int
 	require.NoError(t, db.Writer().QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk))
 	require.Equal(t, 1, fk)
+	var cache int
+	require.NoError(t, db.Writer().QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cache))
+	require.Less(t, cache, -2000, "the writer's page cache is larger than SQLite's default (in KiB when negative)")
 }
 
 func TestMigrateIdempotent(t *testing.T) {
@@ -87,7 +93,7 @@ func TestMigrateIdempotent(t *testing.T) {
 
 		var n int
 		require.NoError(t, db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&n))
-		require.Equal(t, 1, n, "each app migration is recorded once")
+		require.Equal(t, appMigrations, n, "each app migration is recorded once")
 		require.NoError(t, db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_migration`).Scan(&n))
 		require.Positive(t, n, "River's migrations ran")
 		require.NoError(t, db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job`).Scan(&n))
@@ -129,7 +135,7 @@ func TestMigrateConcurrent(t *testing.T) {
 			}
 			var count int
 			require.NoError(t, dbs[0].Reader().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations`).Scan(&count))
-			require.Equal(t, 1, count)
+			require.Equal(t, appMigrations, count)
 		})
 	}
 }

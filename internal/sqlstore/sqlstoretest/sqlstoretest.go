@@ -48,6 +48,15 @@ func OpenSQLite(tb testing.TB) *sqlstore.DB {
 // unless CI is set: there a PostgreSQL test that does not run is a failure.
 func NewPostgresURL(tb testing.TB) string {
 	tb.Helper()
+	return NewPostgresURLWith(tb, "")
+}
+
+// NewPostgresURLWith is NewPostgresURL with options for CREATE DATABASE,
+// such as "TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'" to
+// hold the store to a database whose default collation is not C. The
+// options are SQL, trusted as the test's own.
+func NewPostgresURLWith(tb testing.TB, createOptions string) string {
+	tb.Helper()
 	base := os.Getenv(PostgresURLEnv)
 	if base == "" {
 		if inCI() {
@@ -68,7 +77,7 @@ func NewPostgresURL(tb testing.TB) string {
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()
 	// The name is ours and plain [a-z0-9_], so it needs no quoting.
-	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name); err != nil {
+	if _, err := admin.ExecContext(ctx, `CREATE DATABASE `+name+` `+createOptions); err != nil {
 		_ = admin.Close()
 		tb.Fatalf("create test database: %v", err)
 	}
@@ -91,6 +100,12 @@ func NewPostgresURL(tb testing.TB) string {
 func OpenPostgres(tb testing.TB) *sqlstore.DB {
 	tb.Helper()
 	return open(tb, NewPostgresURL(tb))
+}
+
+// Open opens a migrated store at rawURL, closing it on cleanup.
+func Open(tb testing.TB, rawURL string) *sqlstore.DB {
+	tb.Helper()
+	return open(tb, rawURL)
 }
 
 // Engines runs fn as the subtests "sqlite" and "postgres", each with its own

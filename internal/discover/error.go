@@ -1,0 +1,51 @@
+package discover
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Reason codes say why a URL was rejected. They are stable strings, reported
+// per URL to API clients, so clients may switch on them; never rename one.
+const (
+	ReasonEmpty               = "empty"                 // nothing but white space
+	ReasonTooLong             = "too_long"              // over MaxURLLength
+	ReasonUnsupportedScheme   = "unsupported_scheme"    // not http or https (mailto:, ftp:, javascript:, …)
+	ReasonInvalidHost         = "invalid_host"          // no host, a single label, bad characters, bad IDN or IP
+	ReasonInvalidURL          = "invalid_url"           // unparseable: control characters, bad port
+	ReasonNoRegistrableDomain = "no_registrable_domain" // the host is a public suffix (co.uk, github.io)
+	ReasonInvalidCountry      = "invalid_country"       // the partition country given to Analyze is not valid
+)
+
+// URLError reports a URL that cannot become a domain record. It carries the
+// input as given, so a caller can report each rejected URL next to its
+// reason without keeping the pair itself.
+type URLError struct {
+	Reason string // one of the Reason constants
+	Input  string // the input as given, untrimmed
+}
+
+// Error formats the reason and a shortened, quoted input; it never panics,
+// not even on a nil receiver or invalid UTF-8.
+func (e *URLError) Error() string {
+	if e == nil {
+		return "discover: <nil>"
+	}
+	return "discover: " + e.Reason + ": " + strconv.Quote(shorten(e.Input, 100))
+}
+
+// shorten cuts s to at most n bytes without splitting a UTF-8 sequence.
+func shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func urlError(reason, input string) *URLError {
+	return &URLError{Reason: reason, Input: input}
+}

@@ -1,0 +1,91 @@
+package research
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/seedengine/seedengine"
+)
+
+// BatchParams are the params of a research batch, as the API stores them
+// when it accepts the batch. The date is fixed then, so every chunk lands
+// in the same partition however late it runs.
+type BatchParams struct {
+	Date            string   `json:"date"`
+	ResearchMethods []string `json:"research_methods,omitempty"`
+	Queries         []string `json:"queries,omitempty"`
+}
+
+// ChunkResult is the result of one research chunk. Batch results add
+// these up (seedengine.MergeResults): keys and rejections concatenate,
+// counts add. Domains counts the domains of each chunk, so a domain found
+// in two chunks counts twice; the registry itself holds it once.
+type ChunkResult struct {
+	Keys       []string                `json:"keys"`
+	Rejected   []seedengine.URLFailure `json:"rejected"`
+	Accepted   int                     `json:"accepted"`
+	Duplicates int                     `json:"duplicates"`
+	Domains    int                     `json:"domains"`
+}
+
+// Origin names the chunk a research batch job writes, so a retried job
+// finds the chunk its first attempt wrote instead of writing a second.
+func Origin(batchID string, chunk int) string {
+	return fmt.Sprintf("batch:%s:%d", batchID, chunk)
+}
+
+// ChunkProcessor returns the processor of research batch chunks, to
+// register with the queue for seedengine.BatchResearch. A chunk's input is
+// a JSON array of URLs: the URLs from index chunk×chunk_size of the
+// batch's list. URLs that are not accepted are items that failed,
+// recorded with their index in the whole batch, not errors: the job
+// succeeds. Duplicates within the chunk count as succeeded. A storage or
+// database error fails the attempt and the queue retries it.
+func ChunkProcessor(svc seedengine.ResearchService) func(context.Context, *seedengine.Batch, *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
+	return func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
+		var params BatchParams
+		if len(b.Params) > 0 {
+			if err := json.Unmarshal(b.Params, &params); err != nil {
+				return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "research batch %s: params are not valid: %v", b.ID, err)
+			}
+		}
+		var urls []string
+		if err := json.Unmarshal(c.Input, &urls); err != nil {
+			return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "research batch %s chunk %d: input is not a JSON array of URLs: %v", b.ID, c.Index, err)
+		}
+		res, err := svc.Research(ctx, seedengine.ResearchInput{
+			Partition:       seedengine.Partition{Country: b.Country, Category: b.Category, Date: params.Date},
+			ResearchMethods: params.ResearchMethods,
+			Queries:         params.Queries,
+			URLs:            urls,
+			Origin:          Origin(b.ID, c.Index),
+		})
+		if err != nil {
+			return seedengine.ChunkOutcome{}, err
+		}
+		out := ChunkResult{
+			Keys:       []string{},
+			Rejected:   res.Rejected,
+			Accepted:   res.Accepted,
+			Duplicates: res.Duplicates,
+			Domains:    res.Domains,
+		}
+		if res.Chunk != nil {
+			out.Keys = append(out.Keys, res.Chunk.Key)
+		}
+		offset := c.Index * b.ChunkSize
+		for i := range out.Rejected {
+			out.Rejected[i].Index += offset
+		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return seedengine.ChunkOutcome{}, fmt.Errorf("research batch %s chunk %d: encode result: %w", b.ID, c.Index, err)
+		}
+		return seedengine.ChunkOutcome{
+			Succeeded: res.Accepted + res.Duplicates,
+			Failed:    len(res.Rejected),
+			Result:    raw,
+		}, nil
+	}
+}

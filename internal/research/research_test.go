@@ -1,0 +1,133 @@
+package research_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/research"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+// setup wires the service on SQLite and an in-memory object store.
+func setup(t *testing.T) (*research.Service, *sqlstore.DomainService) {
+	t.Helper()
+	db := sqlstoretest.OpenSQLite(t)
+	blobs, err := blobstore.Open(t.Context(), "mem://")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = blobs.Close() })
+	index := sqlstore.NewDatasetIndex(db)
+	domains := sqlstore.NewDomainService(db)
+	return research.New(dataset.New(dataset.Objects(blobs), index, nil), domains, index, discover.DefaultClassifier(), nil), domains
+}
+
+var p = seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
+
+func TestResearchInvalidInput(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	tooMany := make([]string, research.MaxInputs+1)
+	for i := range tooMany {
+		tooMany[i] = fmt.Sprintf("https://example%d.com/", i)
+	}
+	for _, tt := range []struct {
+		name  string
+		in    seedengine.ResearchInput
+		field string
+	}{
+		{"nothing", seedengine.ResearchInput{Partition: p}, "urls"},
+		{"both", seedengine.ResearchInput{Partition: p, URLs: []string{"https://a.com/"}, Records: []seedengine.DatasetRecord{{RawURL: "https://b.com/"}}}, "records"},
+		{"too many", seedengine.ResearchInput{Partition: p, URLs: tooMany}, "urls"},
+		{"no date", seedengine.ResearchInput{Partition: seedengine.Partition{Country: "sg", Category: "news"}, URLs: []string{"https://a.com/"}}, "date"},
+		{"bad country", seedengine.ResearchInput{Partition: seedengine.Partition{Country: "xx", Category: "news", Date: p.Date}, URLs: []string{"https://a.com/"}}, "country"},
+	} {
+		_, err := svc.Research(t.Context(), tt.in)
+		require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err), tt.name)
+		require.Equal(t, tt.field, seedengine.ErrorField(err), tt.name)
+	}
+}
+
+func TestResearchRecords(t *testing.T) {
+	t.Parallel()
+	svc, domains := setup(t)
+	res, err := svc.Research(t.Context(), seedengine.ResearchInput{
+		Partition: seedengine.Partition{Country: "SG", Category: "news", Date: p.Date},
+		Records: []seedengine.DatasetRecord{
+			{RawURL: "https://www.who.int/news", Confidence: 0.3},
+			{RawURL: "https://www.mom.gov.sg/", Confidence: math.NaN()},
+			{RawURL: "https://www.mom.gov.sg/", Confidence: 1.5},
+			{RawURL: "https://www.mom.gov.sg/", Confidence: -0.1},
+			{RawURL: "https://www.example.com/"},
+			{RawURL: "https://www.example.com"}, // the same page
+		},
+	})
+	require.NoError(t, err)
+	require.Equal(t, p, res.Partition, "the country is normalised")
+	require.Equal(t, 2, res.Accepted)
+	require.Equal(t, 1, res.Duplicates)
+	require.Equal(t, 2, res.Domains)
+	require.Equal(t, map[seedengine.Authority]int{seedengine.AuthorityNGO: 1, seedengine.AuthorityCom: 1}, res.Authorities)
+	require.Len(t, res.Rejected, 3)
+	for i, f := range res.Rejected {
+		require.Equal(t, i+1, f.Index)
+		require.Equal(t, research.ReasonInvalidConfidence, f.Reason)
+	}
+	require.Equal(t, 2, res.Chunk.Records)
+
+	// A .int domain seen for Singapore is registered as international.
+	d, err := domains.FindDomainByID(t.Context(), "ngo:intl:who.int")
+	require.NoError(t, err)
+	require.Equal(t, []seedengine.Partition{p}, d.Partitions)
+}
+
+func TestResearchTruncatesRejectedURLs(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	long := "ftp://example.com/" + string(make([]byte, 4000))
+	res, err := svc.Research(t.Context(), seedengine.ResearchInput{Partition: p, URLs: []string{long}})
+	require.NoError(t, err)
+	require.Nil(t, res.Chunk)
+	require.Len(t, res.Rejected, 1)
+	require.Less(t, len(res.Rejected[0].URL), 600)
+}
+
+func TestChunkProcessorIndexesRejectionsInTheBatch(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	process := research.ChunkProcessor(svc)
+	params, _ := json.Marshal(research.BatchParams{Date: p.Date, Queries: []string{"q"}})
+	b := &seedengine.Batch{ID: "0190b3d2-0000-7000-8000-000000000001", Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 3, Params: params}
+	input, _ := json.Marshal([]string{"https://www.mom.gov.sg/", "javascript:alert(1)", "https://www.mom.gov.sg/#x"})
+	c := &seedengine.BatchChunk{BatchID: b.ID, Index: 2, Input: input, Items: 3}
+
+	out, err := process(context.Background(), b, c)
+	require.NoError(t, err)
+	require.Equal(t, 2, out.Succeeded, "accepted and duplicate URLs succeed")
+	require.Equal(t, 1, out.Failed)
+	var res research.ChunkResult
+	require.NoError(t, json.Unmarshal(out.Result, &res))
+	require.Equal(t, []seedengine.URLFailure{{Index: 7, URL: "javascript:alert(1)", Reason: "unsupported_scheme"}}, res.Rejected)
+	require.Equal(t, []string{"raw/country=sg/category=news/date=2026-01-28/raw_0001.json"}, res.Keys)
+	require.Equal(t, research.ChunkResult{Keys: res.Keys, Rejected: res.Rejected, Accepted: 1, Duplicates: 1, Domains: 1}, res)
+
+	rp, err := svc.FindResearchPartition(t.Context(), p, 10, 0)
+	require.NoError(t, err)
+	require.Equal(t, research.Origin(b.ID, 2), rp.ChunkList[0].Origin)
+
+	// Input no retry can fix fails the chunk for good.
+	_, err = process(context.Background(), b, &seedengine.BatchChunk{BatchID: b.ID, Index: 0, Input: json.RawMessage(`{"urls":1}`)})
+	require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
+	bad := *b
+	bad.Params = json.RawMessage(`[]`)
+	_, err = process(context.Background(), &bad, c)
+	require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
+}
