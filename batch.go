@@ -128,12 +128,6 @@ type BatchFilter struct {
 	Offset int
 }
 
-// JobArgs is the payload of a queued job. Kind names the job's worker and
-// never changes for a kind of job. It is satisfied by river.JobArgs.
-type JobArgs interface {
-	Kind() string
-}
-
 // Enqueuer inserts the jobs of a batch into the durable queue inside the
 // caller's SQL transaction, so the batch rows and their jobs commit or roll
 // back together.

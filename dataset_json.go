@@ -85,7 +85,7 @@ func (t *wireTime) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return FieldErrorf("discovered_at", "discovered_at %q is not an RFC 3339 time", truncate(s, 40))
+		return FieldErrorf("discovered_at", "discovered_at %q is not an RFC 3339 time", Truncate(s, 40))
 	}
 	t.Time = v
 	return nil
@@ -313,7 +313,7 @@ func appendExtra(buf *bytes.Buffer, extra map[string]json.RawMessage, known map[
 		buf.Truncate(buf.Len() - 1)
 		buf.WriteByte(':')
 		if err := json.Compact(buf, extra[k]); err != nil {
-			return fmt.Errorf("extra field %q: %w", truncate(k, 64), err)
+			return fmt.Errorf("extra field %q: %w", Truncate(k, 64), err)
 		}
 	}
 	return nil
@@ -818,7 +818,7 @@ func (r *DatasetReader) member() {
 		// as sent, so nothing is lost by not keeping them here.
 		var skip json.RawMessage
 		if err := r.dec.Decode(&skip); err != nil {
-			r.fail(err, truncate(key, 64))
+			r.fail(err, Truncate(key, 64))
 		}
 	}
 }
@@ -867,11 +867,11 @@ func dataError(err error, field string) error {
 		if name == "" {
 			name = "the dataset"
 		}
-		return &Error{Code: EINVALID, Field: f, Message: fmt.Sprintf("%s must be %s, not %s", name, jsonKind(te.Type), truncate(te.Value, 32))}
+		return &Error{Code: EINVALID, Field: f, Message: fmt.Sprintf("%s must be %s, not %s", name, jsonKind(te.Type), Truncate(te.Value, 32))}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &Error{Code: EINVALID, Field: field, Message: fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, truncate(se.Error(), 120))}
+		return &Error{Code: EINVALID, Field: field, Message: fmt.Sprintf("invalid JSON at byte %d: %s", se.Offset, Truncate(se.Error(), 120))}
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
 		return &Error{Code: EINVALID, Field: field, Message: "the dataset ends early"}
@@ -970,13 +970,13 @@ func (d *Dataset) Validate(p Partition) error {
 
 func validateMeta(m *DatasetMeta, p Partition) error {
 	if want := strings.ToUpper(p.Country); m.Country != want {
-		return FieldErrorf("meta.country", "meta.country is %q; this partition needs %q", truncate(m.Country, 16), want)
+		return FieldErrorf("meta.country", "meta.country is %q; this partition needs %q", Truncate(m.Country, 16), want)
 	}
 	if m.Category != p.Category {
-		return FieldErrorf("meta.category", "meta.category is %q; this partition needs %q", truncate(m.Category, 48), p.Category)
+		return FieldErrorf("meta.category", "meta.category is %q; this partition needs %q", Truncate(m.Category, 48), p.Category)
 	}
 	if m.Date != p.Date {
-		return FieldErrorf("meta.date", "meta.date is %q; this partition needs %q", truncate(m.Date, 16), p.Date)
+		return FieldErrorf("meta.date", "meta.date is %q; this partition needs %q", Truncate(m.Date, 16), p.Date)
 	}
 	return nil
 }
@@ -1002,7 +1002,7 @@ func validateRecord(i int, r *DatasetRecord) error {
 		}
 	}
 	if r.Authority != "" && !r.Authority.Valid() {
-		return FieldErrorf(at("authority"), "%s %q is not one of gov, mil, edu, ngo, org, media, com, other", at("authority"), truncate(string(r.Authority), 16))
+		return FieldErrorf(at("authority"), "%s %q is not one of gov, mil, edu, ngo, org, media, com, other", at("authority"), Truncate(string(r.Authority), 16))
 	}
 	if r.Confidence < 0 || r.Confidence > 1 {
 		return FieldErrorf(at("confidence"), "%s must be between 0 and 1", at("confidence"))

@@ -61,17 +61,17 @@ func DomainID(a Authority, country, registrable string) string {
 func ParseDomainID(id string) (Authority, string, string, error) {
 	parts := strings.SplitN(id, ":", 3)
 	if len(parts) != 3 {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q must be {authority}:{country}:{registrable_domain}", truncate(id, 80))
+		return "", "", "", FieldErrorf("domain_id", "domain_id %q must be {authority}:{country}:{registrable_domain}", Truncate(id, 80))
 	}
 	a, c, d := Authority(parts[0]), parts[1], parts[2]
 	if !a.Valid() {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has unknown authority %q", truncate(id, 80), truncate(parts[0], 16))
+		return "", "", "", FieldErrorf("domain_id", "domain_id %q has unknown authority %q", Truncate(id, 80), Truncate(parts[0], 16))
 	}
 	if ValidateCountry(c) != nil {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid country %q", truncate(id, 80), truncate(c, 16))
+		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid country %q", Truncate(id, 80), Truncate(c, 16))
 	}
 	if !validHostname(d) {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid domain %q", truncate(id, 80), truncate(d, 64))
+		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid domain %q", Truncate(id, 80), Truncate(d, 64))
 	}
 	return a, c, d, nil
 }

@@ -3,6 +3,7 @@ package seedengine
 import (
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // CountryIntl is the pseudo-country of international bodies (.int domains).
@@ -46,7 +47,7 @@ func ValidateCountry(c string) error {
 	if c == "" {
 		return FieldErrorf("country", "country is required")
 	}
-	return FieldErrorf("country", "country %q is not an ISO 3166-1 alpha-2 code or %q", truncate(c, 16), CountryIntl)
+	return FieldErrorf("country", "country %q is not an ISO 3166-1 alpha-2 code or %q", Truncate(c, 16), CountryIntl)
 }
 
 // ValidateCategory accepts a lower-case slug of 1 to 40 characters from
@@ -61,7 +62,7 @@ func ValidateCategory(c string) error {
 	for i := 0; i < len(c); i++ {
 		b := c[i]
 		if (b < 'a' || b > 'z') && (b < '0' || b > '9') && b != '_' {
-			return FieldErrorf("category", "category %q must match [a-z0-9_]{1,40}", truncate(c, 48))
+			return FieldErrorf("category", "category %q must match [a-z0-9_]{1,40}", Truncate(c, 48))
 		}
 	}
 	return nil
@@ -73,7 +74,7 @@ func ValidateDate(d string) error {
 		return FieldErrorf("date", "date is required")
 	}
 	if len(d) != len(DateLayout) {
-		return FieldErrorf("date", "date %q must be YYYY-MM-DD", truncate(d, 16))
+		return FieldErrorf("date", "date %q must be YYYY-MM-DD", Truncate(d, 16))
 	}
 	if _, err := time.Parse(DateLayout, d); err != nil {
 		return FieldErrorf("date", "date %q is not a real calendar date in YYYY-MM-DD form", d)
@@ -81,11 +82,18 @@ func ValidateDate(d string) error {
 	return nil
 }
 
-func truncate(s string, n int) string {
+// Truncate shortens s to at most n bytes, ending it with "…" when cut and
+// never splitting a UTF-8 sequence, so error messages and stored reasons
+// stay bounded and valid. n below 4 leaves room for nothing but "…".
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	i := max(n-len("…"), 0)
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // isoCountries is the set of officially assigned ISO 3166-1 alpha-2 codes,

@@ -2,6 +2,7 @@ package seedengine_test
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/seedengine/seedengine"
 )
@@ -32,6 +33,34 @@ func TestPartitionValidate(t *testing.T) {
 		}
 		if err != nil && seedengine.ErrorCode(err) != seedengine.EINVALID {
 			t.Errorf("%+v: code %q, want invalid", tt.p, seedengine.ErrorCode(err))
+		}
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"abc", 5, "abc"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdef", 5, "ab…"},
+		{"ééé", 5, "é…"}, // 2 bytes would split the second é
+		{"ééé", 4, "…"},
+		{"abc", 0, "…"},
+	}
+	for _, tt := range tests {
+		got := seedengine.Truncate(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if !utf8.ValidString(got) {
+			t.Errorf("Truncate(%q, %d) = %q is not valid UTF-8", tt.s, tt.n, got)
+		}
+		if len(tt.s) > tt.n && len(got) > max(tt.n, len("…")) {
+			t.Errorf("Truncate(%q, %d) = %q is longer than %d bytes", tt.s, tt.n, got, tt.n)
 		}
 	}
 }

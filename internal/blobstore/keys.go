@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seedengine/seedengine"
 )
@@ -124,11 +123,11 @@ func ParseChunkName(name string) (int, error) {
 		bad = digits[i] < '0' || digits[i] > '9'
 	}
 	if bad {
-		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", truncate(name, 40))
+		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", seedengine.Truncate(name, 40))
 	}
 	n, err := strconv.Atoi(digits)
 	if err != nil || n < 1 {
-		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", truncate(name, 40))
+		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", seedengine.Truncate(name, 40))
 	}
 	return n, nil
 }
@@ -186,7 +185,7 @@ func ProdDomainFileKey(p seedengine.Partition, domain, file string) (string, err
 		return "", err
 	}
 	if !prodDomainFiles[file] {
-		return "", seedengine.FieldErrorf("file", "%q is not a known domain file", truncate(file, 40))
+		return "", seedengine.FieldErrorf("file", "%q is not a known domain file", seedengine.Truncate(file, 40))
 	}
 	return prefix + file, nil
 }
@@ -248,7 +247,7 @@ func ContractEvidenceKey(domain string, t time.Time) (string, error) {
 func ParseKey(key string) (Key, error) {
 	k, ok := parseKey(key)
 	if !ok {
-		return Key{}, seedengine.FieldErrorf("key", "%q is not a key of the object store layout", truncate(key, 200))
+		return Key{}, seedengine.FieldErrorf("key", "%q is not a key of the object store layout", seedengine.Truncate(key, 200))
 	}
 	return k, nil
 }
@@ -359,7 +358,7 @@ func ValidateDomain(d string) error {
 	}
 	for label := range strings.SplitSeq(d, ".") {
 		if !validLabel(label) {
-			return seedengine.FieldErrorf("domain", "%q is not a lower-case hostname in A-label form", truncate(d, 64))
+			return seedengine.FieldErrorf("domain", "%q is not a lower-case hostname in A-label form", seedengine.Truncate(d, 64))
 		}
 	}
 	return nil
@@ -390,19 +389,9 @@ func validateBatchID(id string) error {
 	for i := 0; i < len(id); i++ {
 		c := id[i]
 		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' {
-			return seedengine.FieldErrorf("batch_id", "batch id %q must match [0-9A-Za-z-]", truncate(id, 64))
+			return seedengine.FieldErrorf("batch_id", "batch id %q must match [0-9A-Za-z-]", seedengine.Truncate(id, 64))
 		}
 	}
 	return nil
 }
 
-// truncate keeps error messages short without splitting a UTF-8 sequence.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}

@@ -103,7 +103,7 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	case driverS3:
 		return openS3(ctx, u)
 	}
-	return nil, urlError("object store URL scheme %q is not supported; use file:///abs/dir, mem:// or s3://bucket?endpoint=…", truncate(u.Scheme, 16))
+	return nil, urlError("object store URL scheme %q is not supported; use file:///abs/dir, mem:// or s3://bucket?endpoint=…", seedengine.Truncate(u.Scheme, 16))
 }
 
 func openFile(u *url.URL) (*Store, error) {
@@ -437,7 +437,7 @@ func validatePut(key, contentType string) error {
 	}
 	if contentType != "" {
 		if _, _, err := mime.ParseMediaType(contentType); err != nil {
-			return seedengine.FieldErrorf("content_type", "content type %q is not a media type", truncate(contentType, 100))
+			return seedengine.FieldErrorf("content_type", "content type %q is not a media type", seedengine.Truncate(contentType, 100))
 		}
 	}
 	return nil
@@ -448,7 +448,7 @@ func validatePut(key, contentType string) error {
 // reach outside the store's directory.
 func validateKey(key string) error {
 	if msg := checkPath(key, false); msg != "" {
-		return seedengine.FieldErrorf("key", "key %q %s", truncate(key, 200), msg)
+		return seedengine.FieldErrorf("key", "key %q %s", seedengine.Truncate(key, 200), msg)
 	}
 	return nil
 }
@@ -457,7 +457,7 @@ func validateKey(key string) error {
 // end in "/" or end in part of a name.
 func validatePrefix(prefix string) error {
 	if msg := checkPath(prefix, true); msg != "" {
-		return seedengine.FieldErrorf("prefix", "prefix %q %s", truncate(prefix, 200), msg)
+		return seedengine.FieldErrorf("prefix", "prefix %q %s", seedengine.Truncate(prefix, 200), msg)
 	}
 	return nil
 }

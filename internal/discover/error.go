@@ -2,7 +2,8 @@ package discover
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/seedengine/seedengine"
 )
 
 // Reason codes say why a URL was rejected. They are stable strings, reported
@@ -31,20 +32,9 @@ func (e *URLError) Error() string {
 	if e == nil {
 		return "discover: <nil>"
 	}
-	return "discover: " + e.Reason + ": " + strconv.Quote(shorten(e.Input, 100))
+	return "discover: " + e.Reason + ": " + strconv.Quote(seedengine.Truncate(e.Input, 100))
 }
 
-// shorten cuts s to at most n bytes without splitting a UTF-8 sequence.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && i > n-utf8.UTFMax && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
 
 func urlError(reason, input string) *URLError {
 	return &URLError{Reason: reason, Input: input}

@@ -115,7 +115,8 @@ type keyCounter struct {
 	ttl time.Duration
 
 	cur atomic.Pointer[keyCount]
-	mu  sync.Mutex // one refresh at a time
+	gen atomic.Uint64 // bumped by invalidate; a refresh begun before it is not stored
+	mu  sync.Mutex    // one refresh at a time
 }
 
 type keyCount struct {
@@ -139,12 +140,20 @@ func (c *keyCounter) count(ctx context.Context) (int, error) {
 	if kc := c.cur.Load(); kc != nil && time.Since(kc.at) < c.ttl {
 		return kc.n, nil
 	}
+	gen := c.gen.Load()
 	n, err := c.svc.CountActiveAPIKeys(ctx)
 	if err != nil {
 		return 0, err
 	}
-	c.cur.Store(&keyCount{n: n, at: time.Now()})
+	// A key created while the count ran must not be hidden for a TTL by a
+	// count taken before it existed.
+	if c.gen.Load() == gen {
+		c.cur.Store(&keyCount{n: n, at: time.Now()})
+	}
 	return n, nil
 }
 
-func (c *keyCounter) invalidate() { c.cur.Store(nil) }
+func (c *keyCounter) invalidate() {
+	c.gen.Add(1)
+	c.cur.Store(nil)
+}

@@ -132,7 +132,7 @@ func newProblem(st *reqState, status int, code, detail string) *Problem {
 		Type:   problemTypePrefix + code,
 		Title:  http.StatusText(status),
 		Status: status,
-		Detail: truncate(detail, maxProblemMessage),
+		Detail: seedengine.Truncate(detail, maxProblemMessage),
 		Code:   code,
 	}
 	if st != nil {
@@ -183,7 +183,7 @@ func problemFromError(st *reqState, err error) *Problem {
 			loc = le.loc
 		}
 		p.Errors = []FieldError{{
-			Location: truncate(loc+"."+field, maxProblemLoc),
+			Location: seedengine.Truncate(loc+"."+field, maxProblemLoc),
 			Message:  p.Detail,
 		}}
 	}
@@ -229,14 +229,14 @@ func humaProblem(st *reqState, status int, msg string, errs []error) *Problem {
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
 			detail := d.ErrorDetail()
-			fe = FieldError{Location: truncate(missingFieldLocation(detail), maxProblemLoc), Message: truncate(detail.Message, maxProblemMessage)}
+			fe = FieldError{Location: seedengine.Truncate(missingFieldLocation(detail), maxProblemLoc), Message: seedengine.Truncate(detail.Message, maxProblemMessage)}
 		} else {
-			fe = FieldError{Message: truncate(err.Error(), maxProblemMessage)}
+			fe = FieldError{Message: seedengine.Truncate(err.Error(), maxProblemMessage)}
 		}
 		p.Errors = append(p.Errors, fe)
 	}
 	if n > maxProblemErrors {
-		p.Detail = truncate(msg, maxProblemMessage) + " (" + strconv.Itoa(n) + " errors, first " + strconv.Itoa(maxProblemErrors) + " listed)"
+		p.Detail = seedengine.Truncate(msg, maxProblemMessage) + " (" + strconv.Itoa(n) + " errors, first " + strconv.Itoa(maxProblemErrors) + " listed)"
 	}
 	return p
 }
@@ -319,14 +319,3 @@ func errString(err error) string {
 	return err.Error()
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	// Cut on a rune boundary so the JSON stays valid UTF-8.
-	i := n
-	for i > 0 && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return s[:i] + "…"
-}

@@ -52,10 +52,3 @@ func TestProblemFromErrorLocatesFields(t *testing.T) {
 	require.Equal(t, seedengine.EINTERNAL, p.Code)
 	require.Empty(t, p.Errors)
 }
-
-func TestTruncateKeepsUTF8(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "abc", truncate("abc", 5))
-	require.Equal(t, "ab…", truncate("abcdef", 2))
-	require.Equal(t, "é…", truncate("ééé", 3)) // 3 bytes would cut the second é
-}

@@ -124,7 +124,7 @@ func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
 			slog.String("request_id", rw.st.id),
 			slog.String("method", r.Method),
 			slog.String("route", rw.st.routeLabel()),
-			slog.String("panic", truncate(fmt.Sprint(rec), 1024)),
+			slog.String("panic", seedengine.Truncate(fmt.Sprint(rec), 1024)),
 			slog.String("stack", string(debug.Stack())),
 		)
 		if !rw.wroteHeader {
@@ -136,8 +136,11 @@ func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
 			}
 			writeProblem(rw, newProblem(&rw.st, http.StatusInternalServerError, seedengine.EINTERNAL, internalDetail))
 		} else {
-			// The status line is gone; count the request as failed anyway.
+			// The status line is gone: count the request as failed and
+			// abort the connection below, so the client sees a cut-off
+			// response rather than a short one that looks complete.
 			rw.status = http.StatusInternalServerError
+			rec = http.ErrAbortHandler
 		}
 	}
 	status := rw.status
@@ -172,7 +175,7 @@ func (s *Server) logAccess(r *http.Request, rw *respWriter, status int, end time
 		slog.String("event", "http_request"),
 		slog.String("method", r.Method),
 		slog.String("route", rw.st.routeLabel()),
-		slog.String("path", truncate(r.URL.Path, 512)),
+		slog.String("path", seedengine.Truncate(r.URL.Path, 512)),
 		slog.Int("status", status),
 		slog.Int64("bytes", rw.bytes),
 		slog.Float64("duration_ms", float64(dur.Microseconds())/1000),
@@ -234,7 +237,7 @@ func (s *Server) handleUnmatched(w http.ResponseWriter, r *http.Request) {
 		if allow, ok := s.allowed[pattern]; ok {
 			w.Header().Set("Allow", allow)
 			writeProblem(w, newProblem(st, http.StatusMethodNotAllowed, seedengine.EINVALID,
-				"method "+truncate(r.Method, 16)+" is not allowed here; allowed: "+allow))
+				"method "+seedengine.Truncate(r.Method, 16)+" is not allowed here; allowed: "+allow))
 			return
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"time"
-	"unicode/utf8"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
@@ -234,14 +233,4 @@ func bookkeepingContext(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithTimeout(context.WithoutCancel(ctx), bookkeepingTimeout)
 }
 
-func reason(err error) string {
-	s := err.Error()
-	if len(s) <= maxReasonLen {
-		return s
-	}
-	n := maxReasonLen
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+func reason(err error) string { return seedengine.Truncate(err.Error(), maxReasonLen) }

@@ -17,7 +17,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/discover"
@@ -240,18 +239,9 @@ func reason(err error) string {
 }
 
 func rejection(i int, raw, why string) seedengine.URLFailure {
-	return seedengine.URLFailure{Index: i, URL: truncate(raw, maxRejectedURL), Reason: why}
+	return seedengine.URLFailure{Index: i, URL: seedengine.Truncate(raw, maxRejectedURL), Reason: why}
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -187,7 +187,7 @@ func (s *APIKeyService) resolveKey(ctx context.Context, tx *sql.Tx, idOrName str
 		}
 		if k.Active() {
 			if active != nil {
-				return nil, seedengine.Errorf(seedengine.ECONFLICT, "several active keys are named %q; revoke one by id", truncateUTF8(idOrName, 100))
+				return nil, seedengine.Errorf(seedengine.ECONFLICT, "several active keys are named %q; revoke one by id", seedengine.Truncate(idOrName, 100))
 			}
 			active = k
 		}
@@ -201,7 +201,7 @@ func (s *APIKeyService) resolveKey(ctx context.Context, tx *sql.Tx, idOrName str
 	case newest != nil:
 		return newest, nil
 	}
-	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key has the id or name %q", truncateUTF8(idOrName, 100))
+	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key has the id or name %q", seedengine.Truncate(idOrName, 100))
 }
 
 // CountActiveAPIKeys returns how many keys are not revoked.

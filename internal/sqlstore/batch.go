@@ -111,7 +111,7 @@ func (s *BatchService) CreateBatch(ctx context.Context, b *seedengine.Batch, chu
 		return s.Enqueuer.EnqueueBatchTx(ctx, tx, b, chunks)
 	})
 	if isUniqueViolation(err) {
-		return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", truncateUTF8(b.ID, 100))
+		return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", seedengine.Truncate(b.ID, 100))
 	}
 	if err != nil {
 		return fmt.Errorf("create batch %q: %w", b.ID, err)
@@ -124,7 +124,7 @@ func validateNewBatch(b *seedengine.Batch, chunks []*seedengine.BatchChunk) erro
 		return seedengine.Errorf(seedengine.EINVALID, "batch is required")
 	}
 	if !b.Kind.Valid() {
-		return seedengine.FieldErrorf("kind", "kind %q is not a batch kind", truncateUTF8(string(b.Kind), 40))
+		return seedengine.FieldErrorf("kind", "kind %q is not a batch kind", seedengine.Truncate(string(b.Kind), 40))
 	}
 	if len(chunks) == 0 {
 		return seedengine.FieldErrorf("chunks", "a batch needs at least one chunk")
@@ -195,7 +195,7 @@ func (s *BatchService) FindBatchByID(ctx context.Context, id string) (*seedengin
 }
 
 func errBatchNotFound(id string) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "batch %q not found", truncateUTF8(id, 100))
+	return seedengine.Errorf(seedengine.ENOTFOUND, "batch %q not found", seedengine.Truncate(id, 100))
 }
 
 // FindBatches returns batches matching f, newest first (UUIDv7 ids sort by
@@ -208,14 +208,14 @@ func (s *BatchService) FindBatches(ctx context.Context, f seedengine.BatchFilter
 	)
 	if f.Kind != "" {
 		if !f.Kind.Valid() {
-			return nil, 0, seedengine.FieldErrorf("kind", "kind %q is not a batch kind", truncateUTF8(string(f.Kind), 40))
+			return nil, 0, seedengine.FieldErrorf("kind", "kind %q is not a batch kind", seedengine.Truncate(string(f.Kind), 40))
 		}
 		args = append(args, string(f.Kind))
 		where = append(where, "kind = $"+strconv.Itoa(len(args)))
 	}
 	if f.Status != "" {
 		if !validBatchStatus(f.Status) {
-			return nil, 0, seedengine.FieldErrorf("status", "status %q is not a batch status", truncateUTF8(string(f.Status), 40))
+			return nil, 0, seedengine.FieldErrorf("status", "status %q is not a batch status", seedengine.Truncate(string(f.Status), 40))
 		}
 		args = append(args, string(f.Status))
 		where = append(where, "status = $"+strconv.Itoa(len(args)))
@@ -278,7 +278,7 @@ func (s *BatchService) FindBatchChunk(ctx context.Context, batchID string, index
 }
 
 func errChunkNotFound(batchID string, index int) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %d of batch %q not found", index, truncateUTF8(batchID, 100))
+	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %d of batch %q not found", index, seedengine.Truncate(batchID, 100))
 }
 
 // StartBatchChunk marks a chunk running, counts an attempt and moves its
@@ -386,7 +386,7 @@ func (s *BatchService) CompleteBatchChunk(ctx context.Context, batchID string, i
 // the batch is updated as by CompleteBatchChunk. A chunk already done or
 // failed is left as it is. ENOTFOUND when there is no such chunk.
 func (s *BatchService) FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error {
-	reason = truncateUTF8(reason, maxLastErrorLen)
+	reason = seedengine.Truncate(reason, maxLastErrorLen)
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if !final {
 			res, err := tx.ExecContext(ctx, `UPDATE batch_chunks

@@ -72,7 +72,7 @@ func (x *DatasetIndex) IndexChunk(ctx context.Context, c seedengine.ChunkInfo) e
 		c.Country, c.Category, c.Date, c.Chunk, c.Key, c.Bytes, c.Records, c.Completed,
 		nullString(c.Origin), x.timeOrNull(c.ModTime), x.db.timeArg(nowUTC()))
 	if isUniqueViolation(err) {
-		return seedengine.Errorf(seedengine.ECONFLICT, "another chunk was written for origin %q", truncateUTF8(c.Origin, 100))
+		return seedengine.Errorf(seedengine.ECONFLICT, "another chunk was written for origin %q", seedengine.Truncate(c.Origin, 100))
 	}
 	if err != nil {
 		return fmt.Errorf("index chunk %s/%s: %w", partitionString(c.Partition), chunkName(c.Chunk), err)
@@ -170,7 +170,7 @@ func (x *DatasetIndex) reserve(ctx context.Context, tx *sql.Tx, p seedengine.Par
 		switch {
 		case err == nil && got != p:
 			return 0, false, seedengine.Errorf(seedengine.ECONFLICT, "origin %q already has a chunk in %s",
-				truncateUTF8(origin, 100), partitionString(got))
+				seedengine.Truncate(origin, 100), partitionString(got))
 		case err == nil:
 			return n, true, nil
 		case !errors.Is(err, sql.ErrNoRows):
@@ -224,10 +224,10 @@ func (x *DatasetIndex) FindChunkByOrigin(ctx context.Context, origin string) (se
 	c, err := scanChunkInfo(x.db.reader.QueryRowContext(ctx,
 		`SELECT `+datasetChunkColumns+` FROM dataset_chunks WHERE origin = $1 AND key <> ''`, origin))
 	if errors.Is(err, sql.ErrNoRows) {
-		return seedengine.ChunkInfo{}, seedengine.Errorf(seedengine.ENOTFOUND, "no chunk was written for origin %q", truncateUTF8(origin, 100))
+		return seedengine.ChunkInfo{}, seedengine.Errorf(seedengine.ENOTFOUND, "no chunk was written for origin %q", seedengine.Truncate(origin, 100))
 	}
 	if err != nil {
-		return seedengine.ChunkInfo{}, fmt.Errorf("find chunk by origin %q: %w", truncateUTF8(origin, 100), err)
+		return seedengine.ChunkInfo{}, fmt.Errorf("find chunk by origin %q: %w", seedengine.Truncate(origin, 100), err)
 	}
 	return c, nil
 }

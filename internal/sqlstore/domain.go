@@ -179,12 +179,12 @@ func normalizeSightings(ds []seedengine.DomainSighting) ([]seedengine.DomainSigh
 		if d.Authority != a || d.Country != country || d.RegistrableDomain != registrable {
 			return nil, seedengine.FieldErrorf("domain_id",
 				"domain_id %q does not match its authority %q, country %q and registrable domain %q",
-				truncateUTF8(d.ID, 100), truncateUTF8(string(d.Authority), 16), truncateUTF8(d.Country, 16),
-				truncateUTF8(d.RegistrableDomain, 100))
+				seedengine.Truncate(d.ID, 100), seedengine.Truncate(string(d.Authority), 16), seedengine.Truncate(d.Country, 16),
+				seedengine.Truncate(d.RegistrableDomain, 100))
 		}
 		if len(d.AuthorityRule) > maxAuthorityRuleLen {
 			return nil, seedengine.FieldErrorf("authority_rule", "authority_rule of %q is longer than %d bytes",
-				truncateUTF8(d.ID, 100), maxAuthorityRuleLen)
+				seedengine.Truncate(d.ID, 100), maxAuthorityRuleLen)
 		}
 		out[i] = d
 	}
@@ -347,7 +347,7 @@ func (s *DomainService) FindDomainByID(ctx context.Context, id string) (*seedeng
 	d, err := scanDomain(s.db.reader.QueryRowContext(ctx,
 		`SELECT `+domainColumns+` FROM domains WHERE domain_id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "domain %q not found", truncateUTF8(id, 300))
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "domain %q not found", seedengine.Truncate(id, 300))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find domain %q: %w", id, err)
@@ -392,7 +392,7 @@ func (s *DomainService) FindDomains(ctx context.Context, f seedengine.DomainFilt
 	switch {
 	case f.Authority != "":
 		if !f.Authority.Valid() {
-			return nil, 0, seedengine.FieldErrorf("authority", "authority %q is not known", truncateUTF8(string(f.Authority), 40))
+			return nil, 0, seedengine.FieldErrorf("authority", "authority %q is not known", seedengine.Truncate(string(f.Authority), 40))
 		}
 		// domain_id is "{authority}:{country}:{domain}": the filter is a
 		// prefix range of the primary key, ":" sorting just before ";".
@@ -487,5 +487,5 @@ func scanDomain(row rowScanner, extra ...any) (*seedengine.Domain, error) {
 
 // partitionString names a partition in error messages as its key path does.
 func partitionString(p seedengine.Partition) string {
-	return "country=" + truncateUTF8(p.Country, 16) + "/category=" + truncateUTF8(p.Category, 48) + "/date=" + truncateUTF8(p.Date, 16)
+	return "country=" + seedengine.Truncate(p.Country, 16) + "/category=" + seedengine.Truncate(p.Category, 48) + "/date=" + seedengine.Truncate(p.Date, 16)
 }

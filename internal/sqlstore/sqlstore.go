@@ -28,7 +28,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -359,14 +358,3 @@ func isUniqueViolation(err error) bool {
 	return false
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a character: an
-// unbounded input must not bloat a stored error or a client-facing message.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
