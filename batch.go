@@ -27,6 +27,18 @@ func (k BatchKind) Valid() bool {
 	return false
 }
 
+// ResearchBatchParams are the params of a research batch (Batch.Params),
+// stored once on the batch when the API accepts it, not copied into each
+// chunk; the research chunk processor reads them for every chunk. The date
+// is fixed then, so every chunk lands in the same partition however late
+// it runs. The API bounds research_methods and queries (count and length)
+// so the params stay small.
+type ResearchBatchParams struct {
+	Date            string   `json:"date"`
+	ResearchMethods []string `json:"research_methods,omitempty"`
+	Queries         []string `json:"queries,omitempty"`
+}
+
 // BatchStatus is where a batch is in its life.
 type BatchStatus string
 

@@ -56,12 +56,16 @@ type DatasetRecord struct {
 // ChunkInfo describes one stored raw chunk.
 type ChunkInfo struct {
 	Partition
-	Chunk     int       `json:"chunk"`
-	Name      string    `json:"name"` // raw_0001
-	Key       string    `json:"key"`
-	Bytes     int64     `json:"bytes"`
-	Records   int       `json:"records"`          // -1 when not known yet
-	Completed bool      `json:"completed"`        // the .success checkpoint exists
+	Chunk   int    `json:"chunk"`
+	Name    string `json:"name"` // raw_0001
+	Key     string `json:"key"`
+	Bytes   int64  `json:"bytes"`
+	Records int    `json:"records"` // -1 when not known yet
+	// Completed reports that the chunk's .success checkpoint exists, which
+	// means the seed file processor has processed it (the orchestrator
+	// skips such files). It does not mean the upload finished: dataset
+	// saves never write the checkpoint, so a new chunk is not Completed.
+	Completed bool      `json:"completed"`
 	Origin    string    `json:"origin,omitempty"` // what wrote it: "api", "upload", "batch:{id}:{chunk}"
 	ModTime   time.Time `json:"modified_at"`
 }
@@ -75,7 +79,14 @@ type PartitionSummary struct {
 	Domains int   `json:"domains"`
 }
 
-// PartitionFilter selects partitions. Zero fields do not filter.
+// Page bounds of every partition list (DESIGN §6).
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 1000
+)
+
+// PartitionFilter selects partitions. Zero fields do not filter; a zero
+// Limit means DefaultListLimit.
 type PartitionFilter struct {
 	Country  string
 	Category string
@@ -83,6 +94,47 @@ type PartitionFilter struct {
 	DateTo   string // inclusive, YYYY-MM-DD
 	Limit    int
 	Offset   int
+}
+
+// Validate normalises f in place (country lower case, a zero Limit set to
+// DefaultListLimit, a Limit over MaxListLimit lowered to it) and reports
+// the first invalid field as an EINVALID error whose Field is the name of
+// the list parameter: country, category, date_from, date_to (also when it
+// is before date_from), limit (negative) or offset (negative). Every
+// implementation of a partition list calls it, so they agree.
+func (f *PartitionFilter) Validate() error {
+	if f.Country != "" {
+		f.Country = NormalizeCountry(f.Country)
+		if err := ValidateCountry(f.Country); err != nil {
+			return err
+		}
+	}
+	if f.Category != "" {
+		if err := ValidateCategory(f.Category); err != nil {
+			return err
+		}
+	}
+	for _, d := range [...]struct{ field, value string }{{"date_from", f.DateFrom}, {"date_to", f.DateTo}} {
+		if d.value == "" {
+			continue
+		}
+		if err := ValidateDate(d.value); err != nil {
+			return &Error{Code: EINVALID, Field: d.field, Message: d.field + ": " + ErrorMessage(err)}
+		}
+	}
+	if f.DateFrom != "" && f.DateTo != "" && f.DateTo < f.DateFrom {
+		return FieldErrorf("date_to", "date_to %s is before date_from %s", f.DateTo, f.DateFrom)
+	}
+	switch {
+	case f.Limit < 0:
+		return FieldErrorf("limit", "limit must be between 1 and %d", MaxListLimit)
+	case f.Offset < 0:
+		return FieldErrorf("offset", "offset must not be negative")
+	case f.Limit == 0:
+		f.Limit = DefaultListLimit
+	}
+	f.Limit = min(f.Limit, MaxListLimit)
+	return nil
 }
 
 // DatasetStats summarises the stored raw datasets.

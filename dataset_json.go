@@ -676,6 +676,7 @@ func skipValue(b []byte, i int) int {
 // is returned wrapped, not as EINVALID.
 type DatasetReader struct {
 	dec        *json.Decoder
+	src        *capReader
 	state      readerState
 	meta       DatasetMeta
 	hasMeta    bool
@@ -694,10 +695,62 @@ const (
 	stateDone                       // after the closing brace, or failed
 )
 
+// MaxDatasetValue is the most bytes one record, the meta object or one
+// unknown top-level member of a dataset may take. json.Decoder holds a
+// whole value in memory while decoding it, so without this bound one huge
+// member of an otherwise small upload would be held whole.
+const MaxDatasetValue = 1 << 20
+
+// errValueTooLarge is returned by capReader once a value has used up its
+// allowance.
+var errValueTooLarge = errors.New("value larger than the allowed size")
+
+// capReader limits how many bytes the decoder may read for one value:
+// allow resets the allowance before each Token, More or Decode. The bytes
+// the decoder already buffered do not count, so a value is refused only
+// when it is still incomplete after MaxDatasetValue more bytes, and the
+// decoder's buffer never grows much beyond that.
+type capReader struct {
+	r    io.Reader
+	left int
+}
+
+func (c *capReader) allow(n int) { c.left = n }
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, errValueTooLarge
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= n
+	return n, err
+}
+
 // NewDatasetReader returns a reader of the dataset in r. It buffers reads;
-// it does not close r.
+// it does not close r. A record, meta or unknown top-level member larger
+// than MaxDatasetValue is an EINVALID error naming it.
 func NewDatasetReader(r io.Reader) *DatasetReader {
-	return &DatasetReader{dec: json.NewDecoder(r)}
+	src := &capReader{r: r}
+	return &DatasetReader{dec: json.NewDecoder(src), src: src}
+}
+
+// token, more and decode bound the bytes each step of the decoder may read.
+func (r *DatasetReader) token() (json.Token, error) {
+	r.src.allow(MaxDatasetValue)
+	return r.dec.Token()
+}
+
+func (r *DatasetReader) more() bool {
+	r.src.allow(MaxDatasetValue)
+	return r.dec.More()
+}
+
+func (r *DatasetReader) decode(v any) error {
+	r.src.allow(MaxDatasetValue)
+	return r.dec.Decode(v)
 }
 
 // Meta returns the dataset's meta and whether it has been read. When meta
@@ -721,16 +774,16 @@ func (r *DatasetReader) Next() bool {
 		case stateStart, stateObject:
 			r.member()
 		case stateRecords:
-			if r.dec.More() {
+			if r.more() {
 				r.rec = DatasetRecord{}
-				if err := r.dec.Decode(&r.rec); err != nil {
+				if err := r.decode(&r.rec); err != nil {
 					r.fail(err, "records["+strconv.Itoa(r.index)+"]")
 					return false
 				}
 				r.index++
 				return true
 			}
-			if _, err := r.dec.Token(); err != nil { // ']'
+			if _, err := r.token(); err != nil { // ']'
 				r.fail(err, "records")
 				return false
 			}
@@ -752,7 +805,7 @@ func (r *DatasetReader) Err() error { return r.err }
 // the closing brace and the end of input.
 func (r *DatasetReader) member() {
 	if r.state == stateStart {
-		tok, err := r.dec.Token()
+		tok, err := r.token()
 		if err != nil {
 			r.fail(err, "")
 			return
@@ -764,12 +817,12 @@ func (r *DatasetReader) member() {
 		r.state = stateObject
 		return
 	}
-	if !r.dec.More() {
-		if _, err := r.dec.Token(); err != nil { // '}'
+	if !r.more() {
+		if _, err := r.token(); err != nil { // '}'
 			r.fail(err, "")
 			return
 		}
-		if _, err := r.dec.Token(); err != io.EOF {
+		if _, err := r.token(); err != io.EOF {
 			if err == nil || isDataError(err) {
 				r.err = Errorf(EINVALID, "unexpected data after the dataset object")
 			} else {
@@ -780,7 +833,7 @@ func (r *DatasetReader) member() {
 		r.state = stateDone
 		return
 	}
-	tok, err := r.dec.Token()
+	tok, err := r.token()
 	if err != nil {
 		r.fail(err, "")
 		return
@@ -792,7 +845,7 @@ func (r *DatasetReader) member() {
 			r.err = FieldErrorf("meta", "meta appears twice")
 			return
 		}
-		if err := r.dec.Decode(&r.meta); err != nil {
+		if err := r.decode(&r.meta); err != nil {
 			r.fail(err, "meta")
 			return
 		}
@@ -803,7 +856,7 @@ func (r *DatasetReader) member() {
 			return
 		}
 		r.sawRecords = true
-		tok, err := r.dec.Token()
+		tok, err := r.token()
 		if err != nil {
 			r.fail(err, "records")
 			return
@@ -815,9 +868,11 @@ func (r *DatasetReader) member() {
 		}
 	default:
 		// Unknown top-level members are skipped: the bytes are stored
-		// as sent, so nothing is lost by not keeping them here.
+		// as sent, so nothing is lost by not keeping them here. They are
+		// still bounded by MaxDatasetValue, as the decoder holds them
+		// whole while skipping.
 		var skip json.RawMessage
-		if err := r.dec.Decode(&skip); err != nil {
+		if err := r.decode(&skip); err != nil {
 			r.fail(err, Truncate(key, 64))
 		}
 	}
@@ -831,6 +886,9 @@ func (r *DatasetReader) fail(err error, field string) {
 }
 
 func isDataError(err error) bool {
+	if errors.Is(err, errValueTooLarge) {
+		return true
+	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var e *Error
@@ -839,6 +897,18 @@ func isDataError(err error) bool {
 }
 
 func dataError(err error, field string) error {
+	if errors.Is(err, errValueTooLarge) {
+		what := "member"
+		switch {
+		case strings.HasPrefix(field, "records["):
+			what = "record"
+		case field == "meta":
+			what = "object"
+		case field == "" || field == "records":
+			return &Error{Code: EINVALID, Field: field, Message: "a JSON token of the dataset is larger than 1 MiB"}
+		}
+		return &Error{Code: EINVALID, Field: field, Message: fmt.Sprintf("%s: %s larger than 1 MiB", field, what)}
+	}
 	at := func(name string) string {
 		switch {
 		case field == "":

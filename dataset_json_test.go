@@ -424,3 +424,84 @@ func FuzzDecodeRecord(f *testing.F) {
 		require.Equal(t, want, got)
 	})
 }
+
+// hugeReader streams head, then size bytes of fill, then tail, sampling
+// the heap as it goes and counting what was read.
+type hugeReader struct {
+	head, tail string
+	fill       byte
+	size       int
+	off        int
+	read       int
+	peak       uint64
+}
+
+func (h *hugeReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		switch {
+		case h.off < len(h.head):
+			c := copy(p[n:], h.head[h.off:])
+			n += c
+			h.off += c
+		case h.off < len(h.head)+h.size:
+			c := min(len(p)-n, len(h.head)+h.size-h.off)
+			for i := range c {
+				p[n+i] = h.fill
+			}
+			n += c
+			h.off += c
+		case h.off < len(h.head)+h.size+len(h.tail):
+			c := copy(p[n:], h.tail[h.off-len(h.head)-h.size:])
+			n += c
+			h.off += c
+		default:
+			h.read += n
+			if n == 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+	}
+	h.read += n
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	h.peak = max(h.peak, ms.HeapAlloc)
+	return n, nil
+}
+
+func TestDatasetReaderBoundsEachValue(t *testing.T) {
+	// Not parallel: it measures the heap.
+	const huge = 200 << 20
+	for _, tc := range []struct {
+		name, head, tail, field, msg string
+	}{
+		{"unknown member", `{"meta":` + metaJSON(1) + `,"blob":"`, `","records":[` + goodRecord + `]}`, "blob", "blob: member larger than 1 MiB"},
+		{"record", `{"meta":` + metaJSON(2) + `,"records":[` + goodRecord + `,{"raw_url":"`, `"}]}`, "records[1]", "records[1]: record larger than 1 MiB"},
+		{"meta", `{"meta":{"dataset_id":"`, `"},"records":[]}`, "meta", "meta: object larger than 1 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runtime.GC()
+			var before runtime.MemStats
+			runtime.ReadMemStats(&before)
+			in := &hugeReader{head: tc.head, tail: tc.tail, fill: 'x', size: huge}
+			_, _, err := seedengine.ValidateDataset(in, testPartition)
+			require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err), "%v", err)
+			require.Equal(t, tc.field, seedengine.ErrorField(err))
+			require.Equal(t, tc.msg, seedengine.ErrorMessage(err))
+			require.Less(t, in.read, 4<<20, "reading stops soon after the limit")
+			require.NotZero(t, in.peak)
+			growth := int64(in.peak) - int64(before.HeapAlloc)
+			require.Less(t, growth, int64(16<<20), "a %d MB member must not be held", huge>>20)
+		})
+	}
+}
+
+func TestDatasetReaderAcceptsValuesUpToTheLimit(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", seedengine.MaxDatasetValue-200)
+	in := `{"meta":` + metaJSON(2) + `,"notes":"` + big + `","records":[` + goodRecord + `,{"raw_url":"https://a.example/` + big + `"}]}`
+	_, n, err := seedengine.ValidateDataset(strings.NewReader(in), testPartition)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+}

@@ -42,12 +42,15 @@ type ResearchIndex struct {
 	Totals    DatasetCount                             `json:"totals"`
 }
 
-// ResearchPartition is one partition in detail.
+// ResearchPartition is one partition in detail. The embedded summary's
+// domains is the partition's domain count; DomainList is one page of
+// those domains and DomainTotal their number (the same count, kept beside
+// the page it pages).
 type ResearchPartition struct {
 	PartitionSummary
 	ChunkList   []ChunkInfo       `json:"chunk_list"`
 	Authorities map[Authority]int `json:"authorities"`
-	Domains     []*Domain         `json:"domains"`
+	DomainList  []*Domain         `json:"domain_list"`
 	DomainTotal int               `json:"domain_total"`
 }
 
@@ -60,7 +63,9 @@ type ResearchService interface {
 	// partition is invalid or nothing at all was given.
 	Research(ctx context.Context, in ResearchInput) (*ResearchResult, error)
 
-	// FindResearch lists partitions with research, newest date first.
+	// FindResearch lists partitions with research, ordered by country,
+	// category and date (oldest first), and the total matching f.
+	// EINVALID for an invalid filter value.
 	FindResearch(ctx context.Context, f PartitionFilter) ([]PartitionSummary, int, error)
 
 	// FindResearchIndex returns the table of contents.

@@ -82,7 +82,7 @@ func stringSetting(name, def, usage string, g settingGroup, field func(*Config) 
 // settings lists every setting. The defaults here are the embedded set-up:
 // SQLite and a local directory under ./data, listening on loopback.
 var settings = []setting{
-	stringSetting("data-dir", "./data", "directory for the embedded database and object store", groupStore, func(c *Config) *string { return &c.DataDir }),
+	stringSetting("data-dir", "./data", "directory for the embedded database, object store and staged dataset uploads (tmp/)", groupStore, func(c *Config) *string { return &c.DataDir }),
 	func() setting {
 		s := stringSetting("database-url", "", "database: postgres://… for PostgreSQL; default: SQLite file <data-dir>/seedengine.db", groupStore, func(c *Config) *string { return &c.DatabaseURL })
 		s.secret = true

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
 )
 
 // binary is the seedengine program built once for the end-to-end tests.
@@ -307,6 +309,52 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 	}
 	require.True(t, sawComplete, "no shutdown_complete log line")
+}
+
+// A dataset saved through the datasets API has its domains registered, as
+// research and upload do, so the research API shows them.
+func TestServeDatasetSaveRegistersDomains(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	admin := createKey(t, dataDir, "ops", "admin")
+	s := startServer(t, dataDir)
+
+	st, err := os.Stat(filepath.Join(dataDir, "tmp"))
+	require.NoError(t, err, "saves are staged under the data directory")
+	require.True(t, st.IsDir())
+
+	gov := func(host string) seedengine.DatasetRecord {
+		return seedengine.DatasetRecord{
+			RawURL: "https://www." + host + "/", NormalizedURL: "https://www." + host + "/",
+			NormalizedDomain: host, DomainID: "gov:sg:" + host, Authority: seedengine.AuthorityGov,
+			AuthorityRule: "suffix:gov.sg", SourceType: "government", Confidence: 0.9,
+		}
+	}
+	unclassified := seedengine.DatasetRecord{RawURL: "https://www.mof.gov.sg/news"}
+	ds := seedengine.Dataset{
+		Meta: seedengine.DatasetMeta{
+			Country: "SG", Category: "news", Date: "2026-01-28",
+			ResearchMethods: []string{"import"}, Queries: []string{},
+			Engine: seedengine.EngineInfo{Name: "legacy", Version: "1"}, RecordCount: 3,
+		},
+		Records: []seedengine.DatasetRecord{gov("mom.gov.sg"), gov("mom.gov.sg"), unclassified},
+	}
+	body, err := json.Marshal(ds)
+	require.NoError(t, err)
+	r := s.do(t, "POST", "/api/v1/datasets/sg/news/2026-01-28", admin, json.RawMessage(body))
+	require.Equal(t, 201, r.status, "body: %s", r.raw)
+
+	r = s.do(t, "GET", "/api/v1/research/sg/news/2026-01-28", admin, nil)
+	require.Equal(t, 200, r.status, "body: %s", r.raw)
+	require.EqualValues(t, 2, r.body["domains"])
+	require.EqualValues(t, 2, r.body["domain_total"])
+	var ids []string
+	for _, d := range r.body["domain_list"].([]any) {
+		ids = append(ids, d.(map[string]any)["domain_id"].(string))
+	}
+	require.Equal(t, []string{"gov:sg:mof.gov.sg", "gov:sg:mom.gov.sg"}, ids,
+		"a record without a domain_id is classified from its raw_url")
+	require.Equal(t, 0, s.stop(t))
 }
 
 func TestServeOpenOnLoopbackWithoutKeys(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -102,6 +103,15 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 	a.batchs = sqlstore.NewBatchService(db)
 	index := sqlstore.NewDatasetIndex(db)
 	a.datasets = dataset.New(dataset.Objects(a.blobs), index, log)
+	// Saves of up to --max-dataset-bytes are staged on disk while they are
+	// validated; under the data directory, not in a /tmp that may be RAM.
+	if c.DataDir != "" {
+		a.datasets.TempDir = filepath.Join(c.DataDir, "tmp")
+		if err := os.MkdirAll(a.datasets.TempDir, 0o700); err != nil {
+			a.close()
+			return nil, settingError("data-dir", "create the staging directory", err)
+		}
+	}
 	a.domains = sqlstore.NewDomainService(db)
 	a.research = research.New(a.datasets, a.domains, index, classifier, log)
 	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
@@ -214,7 +224,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			APIKeys:    a.keys,
 			Batches:    a.batchs,
 			QueueStats: a.queue,
-			Datasets:   a.datasets,
+			Datasets:   research.RegisteringDatasets(a.datasets, a.research),
 			Research:   a.research,
 			Domains:    a.domains,
 			Checks: map[string]seedengine.Checker{

@@ -16,7 +16,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
-	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -26,9 +26,10 @@ DIR holds raw/country=CC/category=CAT/date=YYYY-MM-DD/raw_NNNN.json files (or
 is the raw directory itself). Each file is validated against its partition
 (streaming, so files of any size work) and uploaded at the same key, unless
 the store already holds that key: the store is listed once, not asked once per
-file, and an existing chunk is never overwritten. Uploaded chunks get their
-.success checkpoint, are indexed with origin "upload:KEY", and their domains are
-registered, so the research and dataset APIs see them at once. Other files
+file, and an existing chunk is never overwritten. Uploaded chunks are indexed
+with origin "upload:KEY" and their domains are registered, so the research and
+dataset APIs see them at once. No .success checkpoint is written: it means the
+seed file processor has handled the chunk, which upload has not. Other files
 are ignored and listed. With --dry-run nothing is written.
 
 Progress goes to stderr (a bar on a terminal, one line per file otherwise);
@@ -106,7 +107,7 @@ func runUpload(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	u := &uploader{blobs: blobs, dryRun: dryRun, classifier: classifier}
+	u := &uploader{blobs: blobs, dryRun: dryRun}
 	if !dryRun {
 		db, err := sqlstore.Open(ctx, c.DatabaseURL)
 		if err != nil {
@@ -117,7 +118,7 @@ func runUpload(ctx context.Context, args []string, getenv func(string) string, s
 			return fmt.Errorf("migrate database: %w", err)
 		}
 		u.index = sqlstore.NewDatasetIndex(db)
-		u.domains = sqlstore.NewDomainService(db)
+		u.research = research.New(nil, sqlstore.NewDomainService(db), nil, classifier, nil)
 	}
 
 	rep := &uploadReport{found: len(files), ignored: ignored}
@@ -234,22 +235,22 @@ func findRawFiles(dir string) ([]uploadFile, []string, error) {
 // uploader validates and writes one file at a time; it is shared by the
 // upload workers.
 type uploader struct {
-	blobs      *blobstore.Store
-	index      *sqlstore.DatasetIndex
-	domains    *sqlstore.DomainService
-	classifier *discover.Classifier
-	dryRun     bool
+	blobs    *blobstore.Store
+	index    *sqlstore.DatasetIndex
+	research *research.Service // registers domains only
+	dryRun   bool
 }
 
 // upload validates f and, unless dry-running, registers its domains, writes
-// it and its checkpoint, and indexes it. Domains come first: a run cut
-// short after the write skips the file next time as existing, and the
+// it and indexes it. It writes no .success checkpoint: that marks a chunk
+// the seed file processor has handled, and an uploaded chunk has not been.
+// Domains come first: a run cut short after the write skips the file next time as existing, and the
 // dataset service indexes a chunk it meets unindexed, but nothing would
 // register its domains again. A returned error is a failure of the store
 // or database, which stops the run; an invalid file is an outcome.
 func (u *uploader) upload(ctx context.Context, f uploadFile) (uploadOutcome, int, string, error) {
 	p := f.k.Partition
-	meta, records, err := validateFile(f.path, p)
+	_, records, err := validateFile(f.path, p)
 	if err != nil {
 		if seedengine.ErrorCode(err) == seedengine.EINVALID {
 			return outcomeInvalid, 0, invalidReason(err), nil
@@ -260,15 +261,7 @@ func (u *uploader) upload(ctx context.Context, f uploadFile) (uploadOutcome, int
 		return outcomeUploaded, records, "", nil
 	}
 
-	sightings, err := u.sightings(f.path, p)
-	if err != nil {
-		return 0, 0, "", err
-	}
-	seen := meta.DiscoveredAt
-	if seen.IsZero() {
-		seen = time.Now().UTC()
-	}
-	if err := u.domains.RegisterDomains(ctx, p, seen, sightings); err != nil {
+	if err := u.registerDomains(ctx, f.path, p); err != nil {
 		if seedengine.ErrorCode(err) == seedengine.EINVALID {
 			return outcomeInvalid, 0, invalidReason(err), nil
 		}
@@ -287,9 +280,6 @@ func (u *uploader) upload(ctx context.Context, f uploadFile) (uploadOutcome, int
 	if err != nil {
 		return 0, 0, "", err
 	}
-	if _, err := u.blobs.Put(ctx, f.key+blobstore.SuccessSuffix, strings.NewReader(""), ""); err != nil {
-		return 0, 0, "", fmt.Errorf("write checkpoint: %w", err)
-	}
 	name, _ := blobstore.ChunkName(f.k.Chunk)
 	if err := u.index.IndexChunk(ctx, seedengine.ChunkInfo{
 		Partition: p,
@@ -298,7 +288,7 @@ func (u *uploader) upload(ctx context.Context, f uploadFile) (uploadOutcome, int
 		Key:       f.key,
 		Bytes:     n,
 		Records:   records,
-		Completed: true,
+		Completed: false, // not processed by the seed file processor yet
 		Origin:    uploadOrigin(f.key),
 		ModTime:   time.Now().UTC(),
 	}); err != nil {
@@ -321,43 +311,16 @@ func validateFile(path string, p seedengine.Partition) (seedengine.DatasetMeta, 
 	return seedengine.ValidateDataset(file, p)
 }
 
-// sightings streams the records of a validated file into the domains to
-// register, one per domain_id. A record without a domain_id is classified
-// from its URL as research would; one whose URL cannot be is left out.
-func (u *uploader) sightings(path string, p seedengine.Partition) ([]seedengine.DomainSighting, error) {
+// registerDomains registers the domains of a validated file as research
+// does for a stored chunk (research.Service.RegisterChunk).
+func (u *uploader) registerDomains(ctx context.Context, path string, p seedengine.Partition) error {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer file.Close()
-	seen := map[string]bool{}
-	var out []seedengine.DomainSighting
-	dr := seedengine.NewDatasetReader(file)
-	for dr.Next() {
-		rec := dr.Record()
-		s := seedengine.DomainSighting{ID: rec.DomainID, AuthorityRule: rec.AuthorityRule}
-		if s.ID == "" {
-			raw := rec.NormalizedURL
-			if raw == "" {
-				raw = rec.RawURL
-			}
-			d, err := u.classifier.Analyze(raw, p.Country)
-			if err != nil {
-				continue
-			}
-			s = seedengine.DomainSighting{ID: d.DomainID, RegistrableDomain: d.RegistrableDomain,
-				Authority: d.Authority, AuthorityRule: d.AuthorityRule, Country: d.Country}
-		}
-		if seen[s.ID] {
-			continue
-		}
-		seen[s.ID] = true
-		out = append(out, s)
-	}
-	if err := dr.Err(); err != nil {
-		return nil, err
-	}
-	return out, nil
+	_, err = u.research.RegisterChunk(ctx, p, file)
+	return err
 }
 
 // invalidReason is the client-safe message of a validation error, with the

@@ -147,11 +147,9 @@ func TestUpload(t *testing.T) {
 	defer a.close()
 	require.Equal(t, []string{
 		"raw/country=sg/category=news/date=2026-01-28/raw_0001.json",
-		"raw/country=sg/category=news/date=2026-01-28/raw_0001.json.success",
 		"raw/country=sg/category=news/date=2026-01-28/raw_0002.json",
 		"raw/country=sg/category=news/date=2026-01-28/raw_0003.json",
-		"raw/country=sg/category=news/date=2026-01-28/raw_0003.json.success",
-	}, storedKeys(t, a.blobs))
+	}, storedKeys(t, a.blobs), "no .success checkpoint: upload is not the seed file processor")
 	rc, _, err := a.blobs.NewReader(t.Context(), "raw/country=sg/category=news/date=2026-01-28/raw_0002.json")
 	require.NoError(t, err)
 	var kept bytes.Buffer
@@ -167,11 +165,11 @@ func TestUpload(t *testing.T) {
 	require.Len(t, rp.ChunkList, 2)
 	for _, c := range rp.ChunkList {
 		require.Equal(t, "upload:"+c.Key, c.Origin)
-		require.True(t, c.Completed)
+		require.False(t, c.Completed, "not processed by the seed file processor")
 	}
 	require.Equal(t, 4, rp.Records)
 	var ids []string
-	for _, d := range rp.Domains {
+	for _, d := range rp.DomainList {
 		ids = append(ids, d.ID)
 	}
 	require.Equal(t, []string{"gov:sg:mof.gov.sg", "gov:sg:moh.gov.sg", "gov:sg:mom.gov.sg"}, ids,

@@ -1,7 +1,6 @@
 package blobstore
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,9 +72,7 @@ var prodDomainFiles = map[string]bool{
 }
 
 const (
-	chunkPrefix  = "raw_"
 	chunkExt     = ".json"
-	chunkDigits  = 4
 	livenessExt  = ".jsonl"
 	contractExt  = ".json"
 	maxBatchID   = 64
@@ -91,6 +88,33 @@ func PartitionPrefix(p seedengine.Partition) (string, error) {
 	return RawRoot + hivePath(p), nil
 }
 
+// RawFilterPrefix returns the narrowest raw prefix, ending in "/", that
+// holds every partition of country and, when country is set, category:
+// raw/, raw/country=sg/ or raw/country=sg/category=news/. A category
+// without a country cannot narrow a listing (country comes first in the
+// key) and gives raw/. EINVALID for an invalid country or category.
+func RawFilterPrefix(country, category string) (string, error) {
+	if country == "" {
+		if category != "" {
+			if err := seedengine.ValidateCategory(category); err != nil {
+				return "", err
+			}
+		}
+		return RawRoot, nil
+	}
+	if err := seedengine.ValidateCountry(country); err != nil {
+		return "", err
+	}
+	prefix := RawRoot + "country=" + country + "/"
+	if category == "" {
+		return prefix, nil
+	}
+	if err := seedengine.ValidateCategory(category); err != nil {
+		return "", err
+	}
+	return prefix + "category=" + category + "/", nil
+}
+
 // ProdPartitionPrefix returns the prod prefix of p, ending in "/"; its
 // immediate subdirectories are the domains collected for p.
 func ProdPartitionPrefix(p seedengine.Partition) (string, error) {
@@ -100,37 +124,11 @@ func ProdPartitionPrefix(p seedengine.Partition) (string, error) {
 	return ProdRoot + hivePath(p), nil
 }
 
-// ChunkName returns the base name of chunk n without extension
-// ("raw_0001"). Chunks are numbered from 1 with at least four digits.
-func ChunkName(n int) (string, error) {
-	if n < 1 {
-		return "", seedengine.FieldErrorf("chunk", "chunk number must be at least 1, got %d", n)
-	}
-	s := strconv.Itoa(n)
-	if len(s) < chunkDigits {
-		s = strings.Repeat("0", chunkDigits-len(s)) + s
-	}
-	return chunkPrefix + s, nil
-}
+// ChunkName is seedengine.ChunkName, kept here beside the keys it names.
+func ChunkName(n int) (string, error) { return seedengine.ChunkName(n) }
 
-// ParseChunkName is the inverse of ChunkName. It accepts only the canonical
-// form, so one chunk number has exactly one name: "raw_00001" is rejected
-// because ChunkName(1) is "raw_0001".
-func ParseChunkName(name string) (int, error) {
-	digits, ok := strings.CutPrefix(name, chunkPrefix)
-	bad := !ok || len(digits) < chunkDigits || (len(digits) > chunkDigits && digits[0] == '0')
-	for i := 0; !bad && i < len(digits); i++ {
-		bad = digits[i] < '0' || digits[i] > '9'
-	}
-	if bad {
-		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", seedengine.Truncate(name, 40))
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n < 1 {
-		return 0, seedengine.FieldErrorf("chunk", "%q is not a chunk name like raw_0001", seedengine.Truncate(name, 40))
-	}
-	return n, nil
-}
+// ParseChunkName is seedengine.ParseChunkName.
+func ParseChunkName(name string) (int, error) { return seedengine.ParseChunkName(name) }
 
 // RawChunkKey returns the key of raw chunk n of partition p.
 func RawChunkKey(p seedengine.Partition, n int) (string, error) {
@@ -394,4 +392,3 @@ func validateBatchID(id string) error {
 	}
 	return nil
 }
-

@@ -156,6 +156,32 @@ func TestChunkName(t *testing.T) {
 	}
 }
 
+func TestRawFilterPrefix(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ country, category, want string }{
+		{"", "", "raw/"},
+		{"", "news", "raw/"},
+		{"sg", "", "raw/country=sg/"},
+		{"sg", "news", "raw/country=sg/category=news/"},
+	} {
+		got, err := blobstore.RawFilterPrefix(tt.country, tt.category)
+		require.NoError(t, err)
+		require.Equal(t, tt.want, got)
+		if tt.country != "" && tt.category != "" {
+			pp, err := blobstore.PartitionPrefix(seedengine.Partition{Country: tt.country, Category: tt.category, Date: "2026-01-28"})
+			require.NoError(t, err)
+			require.True(t, strings.HasPrefix(pp, got), "a partition lies under its filter prefix")
+		}
+	}
+	for _, tt := range []struct{ country, category, field string }{
+		{"SG", "", "country"}, {"sg", "Bad/", "category"}, {"", "../x", "category"}, {"s/", "news", "country"},
+	} {
+		_, err := blobstore.RawFilterPrefix(tt.country, tt.category)
+		requireCode(t, err, seedengine.EINVALID)
+		require.Equal(t, tt.field, seedengine.ErrorField(err))
+	}
+}
+
 func TestKeyBuildRejects(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2026, 1, 28, 3, 12, 0, 0, time.UTC)

@@ -378,29 +378,6 @@ func (s *Store) listPages(ctx context.Context, opts *blob.ListOptions, fn func(*
 	}
 }
 
-// NextChunk returns the number after the highest chunk of partition p, 1 for
-// an empty partition. It reserves nothing: write the chunk with PutIfAbsent
-// and ask again on ECONFLICT, which claims numbers atomically wherever
-// PutIfAbsent is atomic.
-func (s *Store) NextChunk(ctx context.Context, p seedengine.Partition) (int, error) {
-	prefix, err := PartitionPrefix(p)
-	if err != nil {
-		return 0, err
-	}
-	highest := 0
-	err = s.List(ctx, prefix, func(o Object) error {
-		k, err := ParseKey(o.Key)
-		if err == nil && (k.Kind == KindRawChunk || k.Kind == KindRawCheckpoint) {
-			highest = max(highest, k.Chunk)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return highest + 1, nil
-}
-
 // mapErr translates a gocloud error into a seedengine code, keeping the
 // original in the chain so errors.Is still sees context cancellation.
 func mapErr(op, key string, err error) error {

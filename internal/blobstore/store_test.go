@@ -468,29 +468,6 @@ func TestListDirs(t *testing.T) {
 	})
 }
 
-func TestNextChunk(t *testing.T) {
-	t.Parallel()
-	forEachDriver(t, func(t *testing.T, e env) {
-		s := e.s
-		ctx := t.Context()
-		n, err := s.NextChunk(ctx, sgNews)
-		require.NoError(t, err)
-		require.Equal(t, 1, n)
-
-		prefix, err := blobstore.PartitionPrefix(sgNews)
-		require.NoError(t, err)
-		for _, name := range []string{"raw_0001.json", "raw_0001.json.success", "raw_0002.json", "raw_metadata.json", ".DS_Store", "raw_0009.json.tmp"} {
-			put(t, s, prefix+name, "{}")
-		}
-		n, err = s.NextChunk(ctx, sgNews)
-		require.NoError(t, err)
-		require.Equal(t, 3, n)
-
-		_, err = s.NextChunk(ctx, seedengine.Partition{Country: "sg", Category: "news"})
-		requireCode(t, err, seedengine.EINVALID)
-	})
-}
-
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	forEachDriver(t, func(t *testing.T, e env) {

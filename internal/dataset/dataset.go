@@ -8,7 +8,9 @@
 // chunk numbers. A chunk the index does not know, or knows with another
 // size, is read up to its meta (or counted record by record when meta has
 // no record_count) and indexed on the way: that backfill keeps statistics
-// right without a separate repair job.
+// right without a separate repair job. The other way round, an indexed
+// chunk whose object is gone (deleted in the store directly) is unindexed
+// by the listing that misses it, once the store confirms it is gone.
 //
 // Saving never overwrites: a number is reserved in the index at or above
 // the highest one in the store, and the object is written with
@@ -20,7 +22,6 @@ package dataset
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -32,10 +33,10 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 )
 
-// Page bounds of ListPartitions, as for every list of the API (DESIGN §6).
+// Page bounds of ListPartitions: those of every partition list.
 const (
-	DefaultLimit = 50
-	MaxLimit     = 1000
+	DefaultLimit = seedengine.DefaultListLimit
+	MaxLimit     = seedengine.MaxListLimit
 )
 
 // ContentType is stored with every chunk.
@@ -55,7 +56,9 @@ type Service struct {
 
 	// TempDir is where SaveDataset stages request bodies while validating
 	// them; os.TempDir when empty. It needs room for the largest body
-	// accepted, not for the store.
+	// accepted, not for the store. cmd should set it to a directory under
+	// the data dir: /tmp is often a small tmpfs (RAM), which would undo
+	// the point of staging to disk.
 	TempDir string
 
 	// now is the clock of ModTime on written chunks; replaced in tests.
@@ -155,17 +158,22 @@ type chunkID struct {
 // resolve fills in the record counts of chunks: from the index when it
 // holds the chunk with the stored size, otherwise by reading the chunk and
 // indexing what was found. A chunk that cannot be read keeps Records -1;
-// a listing never fails because one file is damaged.
+// a listing never fails because one file is damaged. Indexed chunks the
+// listing did not show are pruned from the index when their object is
+// really gone (deleted in the store directly), so the index reads of the
+// research API stop counting them.
 func (s *Service) resolve(ctx context.Context, chunks []*seedengine.ChunkInfo, indexed []seedengine.ChunkInfo) {
 	byID := make(map[chunkID]seedengine.ChunkInfo, len(indexed))
 	for _, c := range indexed {
 		byID[chunkID{c.Partition, c.Chunk}] = c
 	}
-	var stale []*seedengine.ChunkInfo
+	var work []func()
 	for _, c := range chunks {
-		ic, ok := byID[chunkID{c.Partition, c.Chunk}]
+		id := chunkID{c.Partition, c.Chunk}
+		ic, ok := byID[id]
+		delete(byID, id)
 		if !ok || ic.Bytes != c.Bytes || ic.Records < 0 {
-			stale = append(stale, c)
+			work = append(work, func() { s.backfill(ctx, c) })
 			continue
 		}
 		c.Records = ic.Records
@@ -176,23 +184,58 @@ func (s *Service) resolve(ctx context.Context, chunks []*seedengine.ChunkInfo, i
 			s.reindex(ctx, *c)
 		}
 	}
-	if len(stale) == 0 {
+	for _, ic := range byID {
+		work = append(work, func() { s.prune(ctx, ic) })
+	}
+	s.parallel(work)
+}
+
+// parallel runs work on at most backfillWorkers goroutines.
+func (s *Service) parallel(work []func()) {
+	if len(work) == 0 {
 		return
 	}
-	work := make(chan *seedengine.ChunkInfo)
+	ch := make(chan func())
 	var wg sync.WaitGroup
-	for range min(backfillWorkers, len(stale)) {
+	for range min(backfillWorkers, len(work)) {
 		wg.Go(func() {
-			for c := range work {
-				s.backfill(ctx, c)
+			for f := range ch {
+				f()
 			}
 		})
 	}
-	for _, c := range stale {
-		work <- c
+	for _, f := range work {
+		ch <- f
 	}
-	close(work)
+	close(ch)
 	wg.Wait()
+}
+
+// prune forgets an indexed chunk that a listing did not show, once the
+// store confirms its object is gone: a chunk written and indexed after the
+// listing, or one the listing lags behind, still exists and is kept.
+func (s *Service) prune(ctx context.Context, c seedengine.ChunkInfo) {
+	key, err := blobstore.RawChunkKey(c.Partition, c.Chunk)
+	if err != nil {
+		return
+	}
+	ok, err := s.store.Exists(ctx, key)
+	if err != nil || ok {
+		if err != nil && ctx.Err() == nil {
+			s.logger.WarnContext(ctx, "cannot check an indexed chunk missing from the listing", "event", "dataset_prune_failed",
+				"key", key, "error", err)
+		}
+		return
+	}
+	if err := s.index.UnindexChunk(ctx, c.Partition, c.Chunk); err != nil {
+		if ctx.Err() == nil {
+			s.logger.WarnContext(ctx, "cannot unindex a chunk gone from the store", "event", "dataset_prune_failed",
+				"key", key, "error", err)
+		}
+		return
+	}
+	s.logger.InfoContext(ctx, "unindexed a chunk gone from the store", "event", "dataset_chunk_pruned",
+		"key", key, "records", c.Records, "origin", c.Origin)
 }
 
 // backfill reads the record count of c from the store and indexes it.
@@ -211,10 +254,24 @@ func (s *Service) backfill(ctx context.Context, c *seedengine.ChunkInfo) {
 		"key", c.Key, "bytes", c.Bytes, "records", n)
 }
 
+// reindex indexes a chunk a listing found, then checks that its object is
+// still there: a DeleteChunk that ran while the chunk was being read has
+// already unindexed it, and the row written here would otherwise bring it
+// back. Checking after the write, not before, leaves no window.
 func (s *Service) reindex(ctx context.Context, c seedengine.ChunkInfo) {
-	if err := s.index.IndexChunk(ctx, c); err != nil && ctx.Err() == nil {
+	if s.indexChunk(ctx, c) {
+		s.prune(ctx, c)
+	}
+}
+
+// indexChunk indexes c, logging a failure: the store stays the truth and a
+// later listing indexes the chunk again.
+func (s *Service) indexChunk(ctx context.Context, c seedengine.ChunkInfo) bool {
+	err := s.index.IndexChunk(ctx, c)
+	if err != nil && ctx.Err() == nil {
 		s.logger.WarnContext(ctx, "cannot index a chunk", "event", "dataset_index_failed", "key", c.Key, "error", err)
 	}
+	return err == nil
 }
 
 // countRecords reads a chunk only as far as needed: up to meta when meta
@@ -243,13 +300,16 @@ func (s *Service) countRecords(ctx context.Context, key string) (int, error) {
 // by country, category and date, with chunk, record and byte counts (and
 // domain counts from the index); and the total number matching. Limit
 // defaults to 50 and is capped at 1,000. EINVALID for a bad filter, naming
-// country, category, date_from or date_to.
+// the field (see seedengine.PartitionFilter.Validate).
 func (s *Service) ListPartitions(ctx context.Context, f seedengine.PartitionFilter) ([]seedengine.PartitionSummary, int, error) {
-	f, err := normalizeFilter(f)
+	if err := f.Validate(); err != nil {
+		return nil, 0, err
+	}
+	prefix, err := blobstore.RawFilterPrefix(f.Country, f.Category)
 	if err != nil {
 		return nil, 0, err
 	}
-	parts, err := s.scan(ctx, blobstore.RawRoot, func(p seedengine.Partition) bool {
+	parts, err := s.scan(ctx, prefix, func(p seedengine.Partition) bool {
 		return (f.Country == "" || p.Country == f.Country) &&
 			(f.Category == "" || p.Category == f.Category) &&
 			(f.DateFrom == "" || p.Date >= f.DateFrom) &&
@@ -328,36 +388,6 @@ func (s *Service) addDomainCounts(ctx context.Context, f seedengine.PartitionFil
 	}
 }
 
-func normalizeFilter(f seedengine.PartitionFilter) (seedengine.PartitionFilter, error) {
-	if f.Country != "" {
-		f.Country = seedengine.NormalizeCountry(f.Country)
-		if err := seedengine.ValidateCountry(f.Country); err != nil {
-			return f, err
-		}
-	}
-	if f.Category != "" {
-		if err := seedengine.ValidateCategory(f.Category); err != nil {
-			return f, err
-		}
-	}
-	for _, d := range [...]struct {
-		field, value string
-	}{{"date_from", f.DateFrom}, {"date_to", f.DateTo}} {
-		if d.value == "" {
-			continue
-		}
-		if err := seedengine.ValidateDate(d.value); err != nil {
-			return f, &seedengine.Error{Code: seedengine.EINVALID, Field: d.field, Message: d.field + ": " + seedengine.ErrorMessage(err)}
-		}
-	}
-	if f.Limit <= 0 {
-		f.Limit = DefaultLimit
-	}
-	f.Limit = min(f.Limit, MaxLimit)
-	f.Offset = max(f.Offset, 0)
-	return f, nil
-}
-
 // DatasetStats counts every partition, chunk, record and byte in the
 // store, in total and by country and by category. Chunks whose record
 // count cannot be read add no records.
@@ -370,14 +400,12 @@ func (s *Service) DatasetStats(ctx context.Context) (*seedengine.DatasetStats, e
 		ByCountry:  map[string]seedengine.DatasetCount{},
 		ByCategory: map[string]seedengine.DatasetCount{},
 	}
-	if len(parts) == 0 {
-		return st, nil
-	}
 	var chunks []*seedengine.ChunkInfo
 	for _, l := range parts {
 		chunks = append(chunks, l.sortedChunks()...)
 	}
-	// Every partition is needed: one query for the whole index.
+	// Every partition is needed: one query for the whole index, which also
+	// finds indexed partitions the store no longer holds.
 	indexed, err := s.index.FindIndexedChunks(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("dataset stats: %w", err)
@@ -415,13 +443,14 @@ func (s *Service) ListChunks(ctx context.Context, p seedengine.Partition) ([]see
 	if err != nil {
 		return nil, err
 	}
-	l := parts[p]
-	if l == nil {
-		return nil, notFoundPartition(p)
-	}
 	indexed, err := s.index.FindIndexedChunks(ctx, &p)
 	if err != nil {
 		return nil, fmt.Errorf("list chunks: %w", err)
+	}
+	l := parts[p]
+	if l == nil {
+		s.resolve(ctx, nil, indexed) // prunes what the index still holds
+		return nil, notFoundPartition(p)
 	}
 	chunks := l.sortedChunks()
 	s.resolve(ctx, chunks, indexed)
@@ -504,16 +533,11 @@ func (s *Service) DeleteChunk(ctx context.Context, p seedengine.Partition, n int
 		return fmt.Errorf("delete chunk: %w", err)
 	}
 	if err := s.index.UnindexChunk(ctx, p, n); err != nil {
-		// The chunk is gone; the next listing no longer counts it, and a
-		// stale index row only costs a number that is not reused.
+		// The chunk is gone from the store, so listings no longer show it,
+		// but the index reads (research index, partition summaries) keep
+		// counting the row until a listing of the partition prunes it.
 		s.logger.WarnContext(ctx, "cannot unindex a deleted chunk", "event", "dataset_unindex_failed", "key", key, "error", err)
 	}
 	s.logger.InfoContext(ctx, "dataset chunk deleted", "event", "dataset_chunk_deleted", "key", key)
 	return nil
-}
-
-// isCode reports whether err carries the seedengine code.
-func isCode(err error, code string) bool {
-	var e *seedengine.Error
-	return errors.As(err, &e) && e.Code == code
 }

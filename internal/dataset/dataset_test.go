@@ -3,10 +3,12 @@ package dataset_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -71,6 +73,9 @@ type spyStore struct {
 	reads    map[string]int
 	hidden   map[string]bool
 	failPuts error
+	opened   func(key string) // runs once a reader is open
+	readErr  error            // fails every NewReader
+	prefixes []string         // of every listing, in order
 }
 
 func (s *spyStore) NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error) {
@@ -79,8 +84,16 @@ func (s *spyStore) NewReader(ctx context.Context, key string) (io.ReadCloser, in
 		s.reads = map[string]int{}
 	}
 	s.reads[key]++
+	opened, readErr := s.opened, s.readErr
 	s.mu.Unlock()
-	return s.ObjectStore.NewReader(ctx, key)
+	if readErr != nil {
+		return nil, 0, readErr
+	}
+	rc, size, err := s.ObjectStore.NewReader(ctx, key)
+	if err == nil && opened != nil {
+		opened(key)
+	}
+	return rc, size, err
 }
 
 func (s *spyStore) readsOf(key string) int {
@@ -99,6 +112,9 @@ func (s *spyStore) hide(key string) {
 }
 
 func (s *spyStore) List(ctx context.Context, prefix string, fn func(seedengine.Object) error) error {
+	s.mu.Lock()
+	s.prefixes = append(s.prefixes, prefix)
+	s.mu.Unlock()
 	return s.ObjectStore.List(ctx, prefix, func(o seedengine.Object) error {
 		s.mu.Lock()
 		hidden := s.hidden[o.Key]
@@ -368,6 +384,91 @@ func TestListingsComeFromTheStoreAndBackfillTheIndex(t *testing.T) {
 	}
 }
 
+func TestListingsPruneChunksDeletedInTheStore(t *testing.T) {
+	t.Parallel()
+	for _, useSQL := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sql=%v", useSQL), func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, setupOpts{sql: useSQL})
+			ctx := context.Background()
+			for _, p := range []seedengine.Partition{sgNews, sgNews, sgPolicy, jpNews} {
+				_, err := b.svc.SaveDataset(ctx, p, strings.NewReader(body(p, 1)))
+				require.NoError(t, err)
+			}
+			indexed := func(p *seedengine.Partition) []int {
+				t.Helper()
+				cs, err := b.index.FindIndexedChunks(ctx, p)
+				require.NoError(t, err)
+				var out []int
+				for _, c := range cs {
+					out = append(out, c.Chunk)
+				}
+				return out
+			}
+			del := func(p seedengine.Partition, n int) {
+				t.Helper()
+				require.NoError(t, b.blobs.Delete(ctx, chunkKey(t, p, n)))
+			}
+
+			del(sgNews, 1) // behind the engine's back
+			chunks, err := b.svc.ListChunks(ctx, sgNews)
+			require.NoError(t, err)
+			require.Len(t, chunks, 1)
+			require.Equal(t, []int{2}, indexed(&sgNews), "ListChunks pruned the index")
+
+			del(sgPolicy, 1) // the whole partition
+			_, err = b.svc.ListChunks(ctx, sgPolicy)
+			require.Equal(t, seedengine.ENOTFOUND, seedengine.ErrorCode(err))
+			require.Empty(t, indexed(&sgPolicy))
+
+			del(sgNews, 2)
+			_, _, err = b.svc.ListPartitions(ctx, seedengine.PartitionFilter{})
+			require.NoError(t, err)
+			del(jpNews, 1)
+			st, err := b.svc.DatasetStats(ctx)
+			require.NoError(t, err)
+			require.Zero(t, st.Chunks)
+			require.Empty(t, indexed(nil), "DatasetStats pruned every partition")
+		})
+	}
+}
+
+func TestListingsKeepChunksTheListingMissed(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{})
+	ctx := context.Background()
+	_, err := b.svc.SaveDataset(ctx, sgNews, strings.NewReader(body(sgNews, 1)))
+	require.NoError(t, err)
+	b.store.hide(chunkKey(t, sgNews, 1)) // a listing that lags
+	_, err = b.svc.DatasetStats(ctx)
+	require.NoError(t, err)
+	_, ok := b.mem.Chunk(sgNews, 1)
+	require.True(t, ok, "the object exists: the index keeps it")
+}
+
+func TestBackfillDoesNotReindexAChunkDeletedWhileRead(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{sql: true})
+	ctx := context.Background()
+	key := chunkKey(t, sgNews, 1)
+	b.put(t, key, body(sgNews, 2))
+	b.put(t, chunkKey(t, sgNews, 2), body(sgNews, 3))
+	var once sync.Once
+	b.store.opened = func(k string) {
+		if k == key {
+			// DeleteChunk runs to its end (unindexing nothing yet) while
+			// the backfill holds what it read.
+			once.Do(func() { require.NoError(t, b.svc.DeleteChunk(ctx, sgNews, 1)) })
+		}
+	}
+	_, err := b.svc.ListChunks(ctx, sgNews)
+	require.NoError(t, err)
+	indexed, err := b.index.FindIndexedChunks(ctx, &sgNews)
+	require.NoError(t, err)
+	require.Len(t, indexed, 1)
+	require.Equal(t, 2, indexed[0].Chunk)
+}
+
 func TestBackfillRereadsAChunkWhoseSizeChanged(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{})
@@ -432,10 +533,61 @@ func TestListPartitionsFiltersAndPages(t *testing.T) {
 		{Category: "Bad-Cat"}:       "category",
 		{DateFrom: "2026-02-30"}:    "date_from",
 		{DateTo: "yesterday"}:       "date_to",
+		{Limit: -1}:                 "limit",
+		{Offset: -1}:                "offset",
 		{Country: "sg", DateTo: ""}: "",
 	} {
 		_, _, err := b.svc.ListPartitions(ctx, *f)
 		require.Equal(t, field, seedengine.ErrorField(err))
+	}
+}
+
+func TestListPartitionsListsOnlyTheFilteredPrefix(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{})
+	ctx := context.Background()
+	for _, p := range []seedengine.Partition{sgNews, sgPolicy, jpNews} {
+		_, err := b.svc.SaveDataset(ctx, p, strings.NewReader(body(p, 1)))
+		require.NoError(t, err)
+	}
+	for _, tt := range []struct {
+		f      seedengine.PartitionFilter
+		prefix string
+		want   int
+	}{
+		{seedengine.PartitionFilter{}, "raw/", 3},
+		{seedengine.PartitionFilter{Category: "news"}, "raw/", 2},
+		{seedengine.PartitionFilter{Country: "SG"}, "raw/country=sg/", 2},
+		{seedengine.PartitionFilter{Country: "sg", Category: "news"}, "raw/country=sg/category=news/", 1},
+	} {
+		b.store.mu.Lock()
+		b.store.prefixes = nil
+		b.store.mu.Unlock()
+		items, total, err := b.svc.ListPartitions(ctx, tt.f)
+		require.NoError(t, err)
+		require.Equal(t, tt.want, total)
+		require.Len(t, items, tt.want)
+		b.store.mu.Lock()
+		require.Equal(t, []string{tt.prefix}, b.store.prefixes, "%+v", tt.f)
+		b.store.mu.Unlock()
+	}
+}
+
+func TestSaveDatasetWritesNoCheckpoint(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{})
+	ctx := context.Background()
+	// .success means "processed by the seed file processor": a save must
+	// never claim that.
+	c1, err := b.svc.SaveDataset(ctx, sgNews, strings.NewReader(body(sgNews, 1)))
+	require.NoError(t, err)
+	c2, err := b.svc.SaveDatasetFrom(ctx, sgNews, "batch:b6:1", researchDataset(1))
+	require.NoError(t, err)
+	for _, c := range []seedengine.ChunkInfo{c1, c2} {
+		require.False(t, c.Completed)
+		ok, err := b.blobs.Exists(ctx, c.Key+blobstore.SuccessSuffix)
+		require.NoError(t, err)
+		require.False(t, ok, c.Key)
 	}
 }
 
@@ -580,6 +732,7 @@ func TestSaveDatasetFromResumesAfterACrash(t *testing.T) {
 			ds := researchDataset(4)
 			ds.Meta.Country, ds.Meta.Category, ds.Meta.Date = "SG", "news", "2026-01-28"
 			ds.Meta.DatasetID, ds.Meta.RecordCount = dataset.DatasetID(sgNews, 4), 4
+			ds.Meta.Extra = map[string]json.RawMessage{dataset.MetaOriginField: json.RawMessage(`"batch:b2:2"`)}
 			var buf bytes.Buffer
 			_, err = ds.WriteTo(&buf)
 			require.NoError(t, err)
@@ -611,6 +764,74 @@ func TestSaveDatasetFromDoesNotAdoptAForeignFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 2, c.Chunk)
 	require.Equal(t, body(sgNews, 1), b.read(t, chunkKey(t, sgNews, 1)))
+}
+
+// writeAs stores a dataset of n records at chunk n of sgNews whose meta
+// carries that number's dataset_id and, when not empty, origin.
+func (b *bundle) writeAs(t *testing.T, n int, origin string) string {
+	t.Helper()
+	ds := researchDataset(n)
+	ds.Meta.Country, ds.Meta.Category, ds.Meta.Date = "SG", "news", "2026-01-28"
+	ds.Meta.DatasetID, ds.Meta.RecordCount = dataset.DatasetID(sgNews, n), n
+	if origin != "" {
+		ds.Meta.Extra = map[string]json.RawMessage{dataset.MetaOriginField: json.RawMessage(strconv.Quote(origin))}
+	}
+	var buf bytes.Buffer
+	_, err := ds.WriteTo(&buf)
+	require.NoError(t, err)
+	b.put(t, chunkKey(t, sgNews, n), buf.String())
+	return buf.String()
+}
+
+func TestSaveDatasetFromAdoptsOnlyItsOwnOrigin(t *testing.T) {
+	t.Parallel()
+	for _, foreign := range []string{"", "batch:other:1"} {
+		t.Run("origin="+foreign, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, setupOpts{sql: true})
+			ctx := context.Background()
+			n, err := b.index.ReserveChunk(ctx, sgNews, "batch:b4:1", 1)
+			require.NoError(t, err)
+			require.Equal(t, 1, n)
+			// Same dataset_id as the engine would write, another origin.
+			stored := b.writeAs(t, 1, foreign)
+			c, err := b.svc.SaveDatasetFrom(ctx, sgNews, "batch:b4:1", researchDataset(2))
+			require.NoError(t, err)
+			require.Equal(t, 2, c.Chunk, "not adopted: written at the next number")
+			require.Equal(t, stored, b.read(t, chunkKey(t, sgNews, 1)))
+			m, _, err := seedengine.ValidateDataset(strings.NewReader(b.read(t, c.Key)), sgNews)
+			require.NoError(t, err)
+			require.JSONEq(t, `"batch:b4:1"`, string(m.Extra[dataset.MetaOriginField]), "the engine marks what it writes")
+		})
+	}
+}
+
+func TestSaveDatasetFromKeepsItsNumberWhenTheFileCannotBeRead(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{sql: true})
+	ctx := context.Background()
+	_, err := b.index.ReserveChunk(ctx, sgNews, "batch:b5:1", 1)
+	require.NoError(t, err)
+	b.writeAs(t, 3, "")                     // unrelated, so numbers would move on
+	stored := b.writeAs(t, 1, "batch:b5:1") // the first attempt died before indexing
+	boom := errors.New("connection reset")
+	b.store.mu.Lock()
+	b.store.readErr = boom
+	b.store.mu.Unlock()
+	_, err = b.svc.SaveDatasetFrom(ctx, sgNews, "batch:b5:1", researchDataset(1))
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, seedengine.EINTERNAL, seedengine.ErrorCode(err))
+	ok, err := b.blobs.Exists(ctx, chunkKey(t, sgNews, 4))
+	require.NoError(t, err)
+	require.False(t, ok, "nothing written twice")
+
+	b.store.mu.Lock()
+	b.store.readErr = nil
+	b.store.mu.Unlock()
+	c, err := b.svc.SaveDatasetFrom(ctx, sgNews, "batch:b5:1", researchDataset(1))
+	require.NoError(t, err)
+	require.Equal(t, 1, c.Chunk, "the retry adopts the first attempt's file")
+	require.Equal(t, stored, b.read(t, c.Key))
 }
 
 func TestDatasetID(t *testing.T) {

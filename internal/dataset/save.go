@@ -3,10 +3,13 @@ package dataset
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,10 +33,20 @@ const stageBuffer = 256 << 10
 
 var errAbandoned = errors.New("write abandoned")
 
+// MetaOriginField is the meta member in which the engine records the
+// origin of a chunk it writes with one ("batch:{id}:{chunk}"). It rides in
+// DatasetMeta.Extra, so other readers see an ordinary extra field; adopt
+// trusts a file only when it carries the very origin being written.
+const MetaOriginField = "origin"
+
 // DatasetID returns the dataset_id of chunk n of p as the engine writes it
 // into meta: "sg-news-2026-01-28-0001".
 func DatasetID(p seedengine.Partition, n int) string {
-	return fmt.Sprintf("%s-%s-%s-%04d", p.Country, p.Category, p.Date, n)
+	name, err := seedengine.ChunkName(n)
+	if err != nil {
+		name = strconv.Itoa(n) // never for a number the index handed out
+	}
+	return p.Country + "-" + p.Category + "-" + p.Date + "-" + strings.TrimPrefix(name, "raw_")
 }
 
 // SaveDataset validates the dataset read from r against p and stores it,
@@ -88,8 +101,11 @@ func (s *Service) SaveDataset(ctx context.Context, p seedengine.Partition, r io.
 // least once: a chunk already written for origin is returned as it is; a
 // number reserved for origin by an attempt that died before writing is
 // written now; and one written by an attempt that died before indexing it
-// (the object carries this number's dataset_id) is indexed and returned.
-// ECONFLICT when origin belongs to another partition.
+// (the object carries this number's dataset_id and, in meta's "origin"
+// member, this origin) is indexed and returned. A file that only looks
+// alike (same dataset_id, another or no origin) is never adopted. An error
+// reading that file is returned, keeping the reservation, so the job's
+// retry decides again. ECONFLICT when origin belongs to another partition.
 func (s *Service) SaveDatasetFrom(ctx context.Context, p seedengine.Partition, origin string, ds *seedengine.Dataset) (seedengine.ChunkInfo, error) {
 	if err := p.Validate(); err != nil {
 		return seedengine.ChunkInfo{}, err
@@ -115,7 +131,7 @@ func (s *Service) SaveDatasetFrom(ctx context.Context, p seedengine.Partition, o
 			}
 			// Indexed but gone from the store: write it again; the
 			// reservation by origin hands back the same number.
-		case !isCode(err, seedengine.ENOTFOUND):
+		case seedengine.ErrorCode(err) != seedengine.ENOTFOUND:
 			return seedengine.ChunkInfo{}, fmt.Errorf("save dataset: %w", err)
 		}
 	}
@@ -131,6 +147,16 @@ func (s *Service) SaveDatasetFrom(ctx context.Context, p seedengine.Partition, o
 		out.Meta.Date = p.Date
 	}
 	out.Meta.RecordCount = len(out.Records)
+	if origin != "" {
+		o, err := json.Marshal(origin)
+		if err != nil {
+			return seedengine.ChunkInfo{}, fmt.Errorf("save dataset: %w", err)
+		}
+		extra := make(map[string]json.RawMessage, len(out.Meta.Extra)+1)
+		maps.Copy(extra, out.Meta.Extra)
+		extra[MetaOriginField] = o
+		out.Meta.Extra = extra
+	}
 	if err := out.Validate(p); err != nil {
 		return seedengine.ChunkInfo{}, err
 	}
@@ -166,20 +192,33 @@ func (s *Service) SaveDatasetFrom(ctx context.Context, p seedengine.Partition, o
 
 // adopt decides whether the object found at number n, reserved for origin,
 // is the work of an earlier attempt with that origin: it is when its meta
-// carries the dataset_id this number gets. Then it is indexed and
-// returned; otherwise nil.
+// carries the dataset_id this number gets and origin in MetaOriginField.
+// Then it is indexed and returned; nil when the file is someone else's (or
+// gone). A failure to read it is an error, not a verdict: treating it as a
+// foreign file would release the number and write the records a second
+// time.
 func (s *Service) adopt(ctx context.Context, p seedengine.Partition, n int, origin string) (*seedengine.ChunkInfo, error) {
 	info, err := s.statChunk(ctx, p, n)
-	if err != nil || info == nil {
-		return nil, err
-	}
-	rc, _, err := s.store.NewReader(ctx, info.Key)
 	if err != nil {
+		return nil, fmt.Errorf("save dataset: adopt: %w", err)
+	}
+	if info == nil {
 		return nil, nil
 	}
-	m, ok := seedengine.NewDatasetReader(rc).Meta()
+	rc, _, err := s.store.NewReader(ctx, info.Key)
+	if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save dataset: adopt %q: %w", info.Key, err)
+	}
+	dr := seedengine.NewDatasetReader(rc)
+	m, ok := dr.Meta()
 	_ = rc.Close()
-	if !ok || m.DatasetID != DatasetID(p, n) || m.RecordCount <= 0 {
+	if err := dr.Err(); err != nil && seedengine.ErrorCode(err) != seedengine.EINVALID {
+		return nil, fmt.Errorf("save dataset: adopt %q: %w", info.Key, err)
+	}
+	if !ok || m.DatasetID != DatasetID(p, n) || m.RecordCount <= 0 || metaOrigin(m) != origin {
 		return nil, nil
 	}
 	info.Records, info.Origin = m.RecordCount, origin
@@ -189,6 +228,15 @@ func (s *Service) adopt(ctx context.Context, p seedengine.Partition, n int, orig
 	s.logger.InfoContext(ctx, "adopted a chunk written by an earlier attempt", "event", "dataset_chunk_adopted",
 		"key", info.Key, "origin", origin)
 	return info, nil
+}
+
+// metaOrigin returns the origin the engine recorded in m; "" when none.
+func metaOrigin(m seedengine.DatasetMeta) string {
+	var o string
+	if raw, ok := m.Extra[MetaOriginField]; !ok || json.Unmarshal(raw, &o) != nil {
+		return ""
+	}
+	return o
 }
 
 // writeChunk reserves a chunk number, at or above the highest in the
@@ -234,10 +282,10 @@ func (s *Service) writeChunk(ctx context.Context, p seedengine.Partition, origin
 			}
 			// The chunk is stored whatever the index says; a listing
 			// re-indexes it if this fails.
-			s.reindex(ctx, info)
+			s.indexChunk(ctx, info)
 			return info, nil
 		}
-		if !isCode(err, seedengine.ECONFLICT) {
+		if seedengine.ErrorCode(err) != seedengine.ECONFLICT {
 			s.release(ctx, p, n)
 			return seedengine.ChunkInfo{}, fmt.Errorf("save dataset: %w", err)
 		}

@@ -451,18 +451,36 @@ func (c *Classifier) classify(reg, pc string) Verdict {
 }
 
 // country derives the country of a registrable domain from its TLD: a
-// ccTLD is its country (uk → gb), a generic ccTLD only when something sits
-// between the domain and it (gov.co, not example.co), anything else (.com,
-// .org, .net, .info, unknown TLDs) the partition's.
+// ccTLD is its country (uk → gb); a generic ccTLD only when the domain's
+// ICANN public suffix is more than the TLD (mintic.gov.co, not example.co);
+// anything else (.com, .org, .net, .info, unknown TLDs) the partition's.
+// The ICANN suffix, not the label count, decides, so a site under a
+// private suffix (foo.github.io, whose registrable domain is the whole
+// host) is "directly under" .io like github.io itself.
 func (c *Classifier) country(reg, pc string) string {
 	t, ok := c.tlds[reg[strings.LastIndexByte(reg, '.')+1:]]
 	if !ok {
 		return pc
 	}
-	if t.generic && strings.Count(reg, ".") < 2 {
+	if t.generic && strings.IndexByte(icannSuffix(reg), '.') < 0 {
 		return pc
 	}
 	return t.country
+}
+
+// icannSuffix returns the ICANN part of host's public suffix: the public
+// suffix itself when it is an ICANN one, else the longest ICANN suffix
+// below the private one (github.io → io), else the TLD.
+func icannSuffix(host string) string {
+	ps, icann := publicsuffix.PublicSuffix(host)
+	for !icann {
+		i := strings.IndexByte(ps, '.')
+		if i < 0 {
+			return ps
+		}
+		ps, icann = publicsuffix.PublicSuffix(ps[i+1:])
+	}
+	return ps
 }
 
 // Analyze turns one raw URL into a domain record: normalisation,

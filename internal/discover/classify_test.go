@@ -77,6 +77,13 @@ func TestClassifyRules(t *testing.T) {
 		{"example.io", "sg", Verdict{"other", "sg", "default:other"}},
 		{"example.tv", "jp", Verdict{"other", "jp", "default:other"}},
 		{"example.com.co", "sg", Verdict{"com", "co", "suffix:com.co"}},
+		// "Directly under a generic ccTLD" is decided by the ICANN suffix:
+		// a site under a private suffix is as generic as the suffix.
+		{"foo.github.io", "sg", Verdict{"other", "sg", "default:other"}},
+		{"github.io", "sg", Verdict{"other", "sg", "default:other"}},
+		{"a.b.github.io", "jp", Verdict{"other", "jp", "default:other"}},
+		{"foo.blogspot.com.co", "sg", Verdict{"com", "co", "suffix:com.co"}},
+		{"example.co", "sg", Verdict{"other", "sg", "default:other"}},
 		{"example.xn--fiqs8s", "sg", Verdict{"other", "cn", "default:other"}},
 		{"example.eu", "fr", Verdict{"other", "fr", "default:other"}},
 		{"example.su", "fr", Verdict{"other", "fr", "default:other"}},
@@ -98,6 +105,11 @@ func TestClassifyRules(t *testing.T) {
 	} {
 		require.Equal(t, tc.want, c.Classify("www."+tc.registrable, tc.registrable, tc.partition), tc.registrable)
 	}
+	// Through Analyze: a github.io site keeps the partition's country.
+	r, err := c.Analyze("https://foo.github.io/blog", "sg")
+	require.NoError(t, err)
+	require.Equal(t, "foo.github.io", r.RegistrableDomain)
+	require.Equal(t, "other:sg:foo.github.io", r.DomainID)
 	// With no registrable domain the host is used.
 	require.Equal(t, Verdict{"gov", "sg", "suffix:gov.sg"}, c.Classify("mom.gov.sg", "", "sg"))
 	// Garbage in, a valid verdict out.
@@ -137,7 +149,7 @@ func TestOperatorRules(t *testing.T) {
 		{"https://ac.uk/", "gb", "gov:gb:ac.uk", "suffix:ac.uk"}, // now a gov suffix: kept as a host
 		{"https://example.eu/", "fr", "other:be:example.eu", "default:other"},
 		{"https://example.de/", "fr", "other:fr:example.de", "default:other"},
-		{"https://example.com.de/", "fr", "other:de:example.com.de", "default:other"},
+		{"https://example.com.de/", "fr", "other:fr:example.com.de", "default:other"}, // com.de is a private suffix: directly under .de by ICANN
 		{"https://www.who.int/", "fr", "ngo:intl:who.int", "tld:int"},
 	} {
 		r, err := c.Analyze(tc.url, tc.partition)

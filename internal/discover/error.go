@@ -14,7 +14,7 @@ const (
 	ReasonUnsupportedScheme   = "unsupported_scheme"    // not http or https (mailto:, ftp:, javascript:, …)
 	ReasonInvalidHost         = "invalid_host"          // no host, a single label, bad characters, bad IDN or IP
 	ReasonInvalidURL          = "invalid_url"           // unparseable: control characters, bad port
-	ReasonNoRegistrableDomain = "no_registrable_domain" // the host is a public suffix (co.uk, github.io)
+	ReasonNoRegistrableDomain = "no_registrable_domain" // the host is an ICANN public suffix (co.uk, com); a private one (github.io) is its own registrable domain
 	ReasonInvalidCountry      = "invalid_country"       // the partition country given to Analyze is not valid
 )
 
@@ -34,7 +34,6 @@ func (e *URLError) Error() string {
 	}
 	return "discover: " + e.Reason + ": " + strconv.Quote(seedengine.Truncate(e.Input, 100))
 }
-
 
 func urlError(reason, input string) *URLError {
 	return &URLError{Reason: reason, Input: input}

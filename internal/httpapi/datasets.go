@@ -61,22 +61,18 @@ func (in *chunkInput) chunk() (seedengine.Partition, int, error) {
 	return p, n, inPath(err)
 }
 
-// parseChunkParam accepts the forms documented above. The canonical name
-// has at least four digits and no more leading zeros than that needs
-// (raw_0001, raw_12345), so one chunk has one name; the rule is the object
-// store's (blobstore.ChunkName), restated here because the HTTP adapter
-// does not import the storage one.
+// parseChunkParam accepts the forms documented above: the canonical name
+// (seedengine.ParseChunkName, so one chunk has one name), the same with
+// ".json", or a bare chunk number.
 func parseChunkParam(s string) (int, error) {
-	digits, named := strings.CutPrefix(strings.TrimSuffix(s, ".json"), "raw_")
-	ok := digits != "" && len(digits) <= 9 && strings.Trim(digits, "0123456789") == ""
-	if ok && named {
-		ok = len(digits) >= 4 && (len(digits) == 4 || digits[0] != '0')
-	}
-	if ok && !named {
-		ok = digits == s // a bare number takes no .json
-	}
-	if n, err := strconv.Atoi(digits); ok && err == nil && n >= 1 {
-		return n, nil
+	if name, ok := strings.CutSuffix(s, ".json"); ok || strings.HasPrefix(s, "raw_") {
+		if n, err := seedengine.ParseChunkName(name); err == nil {
+			return n, nil
+		}
+	} else if len(s) <= 9 && s != "" && strings.Trim(s, "0123456789") == "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 1 {
+			return n, nil
+		}
 	}
 	return 0, seedengine.FieldErrorf("chunk", "chunk %q must be raw_NNNN, raw_NNNN.json or a chunk number from 1", seedengine.Truncate(s, 32))
 }

@@ -406,18 +406,19 @@ func TestDatasetNotFoundAndBadPaths(t *testing.T) {
 	e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28/raw_12345.json", token: e.read}).problem(t, http.StatusNotFound, "not_found")
 
 	for path, loc := range map[string]string{
-		"/api/v1/datasets/zz/news/2026-01-28":           "path.country",
-		"/api/v1/datasets/sg/news/2026-1-28":            "path.date",
-		"/api/v1/datasets/sg/news/2026-01-28/raw_1":     "path.chunk",
-		"/api/v1/datasets/sg/news/2026-01-28/raw_00001": "path.chunk",
-		"/api/v1/datasets/sg/news/2026-01-28/0":         "path.chunk",
-		"/api/v1/datasets/sg/news/2026-01-28/chunk.txt": "path.chunk",
-		"/api/v1/datasets/sg/news/2026-01-28/raw_0000":  "path.chunk",
-		"/api/v1/datasets/sg/news/2026-01-28/1.json":    "path.chunk",
-		"/api/v1/datasets?country=xx":                   "query.country",
-		"/api/v1/datasets?category=A-B":                 "query.category",
-		"/api/v1/datasets?date_from=2026-02-30":         "query.date_from",
-		"/api/v1/datasets?date_to=soon":                 "query.date_to",
+		"/api/v1/datasets/zz/news/2026-01-28":                      "path.country",
+		"/api/v1/datasets/sg/news/2026-1-28":                       "path.date",
+		"/api/v1/datasets/sg/news/2026-01-28/raw_1":                "path.chunk",
+		"/api/v1/datasets/sg/news/2026-01-28/raw_00001":            "path.chunk",
+		"/api/v1/datasets/sg/news/2026-01-28/0":                    "path.chunk",
+		"/api/v1/datasets/sg/news/2026-01-28/chunk.txt":            "path.chunk",
+		"/api/v1/datasets/sg/news/2026-01-28/raw_0000":             "path.chunk",
+		"/api/v1/datasets/sg/news/2026-01-28/1.json":               "path.chunk",
+		"/api/v1/datasets?country=xx":                              "query.country",
+		"/api/v1/datasets?category=A-B":                            "query.category",
+		"/api/v1/datasets?date_from=2026-02-30":                    "query.date_from",
+		"/api/v1/datasets?date_to=soon":                            "query.date_to",
+		"/api/v1/datasets?date_from=2026-02-02&date_to=2026-02-01": "query.date_to",
 	} {
 		p := e.do(t, request{path: path, token: e.read}).problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{loc}, locations(p), path)

@@ -318,4 +318,3 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
-

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,6 +83,11 @@ func TestResearchBatchValidation(t *testing.T) {
 		{"country missing", body("country", nil), "body.country"},
 		{"bad category", body("category", "News"), "body.category"},
 		{"bad date", body("date", "2026-02-30"), "body.date"},
+		{"url over 4096 bytes", body("urls", []string{"https://example.com/" + strings.Repeat("a", 4096)}), "body.urls[0]"},
+		{"research method over 200 bytes", body("research_methods", []string{strings.Repeat("m", 201)}), "body.research_methods[0]"},
+		{"more than 20 research methods", body("research_methods", slices.Repeat([]string{"search"}, 21)), "body.research_methods"},
+		{"query over 200 bytes", body("queries", []string{"ok", strings.Repeat("q", 201)}), "body.queries[1]"},
+		{"more than 50 queries", body("queries", slices.Repeat([]string{"q"}, 51)), "body.queries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -179,7 +185,7 @@ func TestResearchBatchCompletes(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b.Result, &res))
 	require.Len(t, res.Keys, 2)
 	require.Empty(t, res.Rejected)
-	var params research.BatchParams
+	var params seedengine.ResearchBatchParams
 	require.NoError(t, json.Unmarshal(b.Params, &params))
 	require.GreaterOrEqual(t, params.Date, before, "the date defaults to today (UTC) when the batch is accepted")
 }
@@ -249,6 +255,42 @@ func TestResearchBatchRetryWritesOneFile(t *testing.T) {
 		s.get(t, "/api/v1/domains/edu:sg:nus.edu.sg", &d)
 		require.Equal(t, 1, d.PartitionCount)
 	})
+}
+
+// Through the real queue: the first attempt of every chunk fails after
+// its write, the queue retries it, and the retry finds the chunk the first
+// attempt wrote instead of writing a second.
+func TestResearchBatchRetriedByTheQueue(t *testing.T) {
+	t.Parallel()
+	var flaky *flakyWriter
+	s := newStack(t, sqlstoretest.OpenSQLite(t), withQueue(),
+		withJobs(func(c *jobs.Config) { c.MaxAttempts = 2 }),
+		withDatasetWriter(func(w research.DatasetWriter) research.DatasetWriter {
+			flaky = &flakyWriter{DatasetWriter: w, failed: map[string]bool{}}
+			return flaky
+		}))
+	r := s.post(t, "/api/v1/queues/research", map[string]any{
+		"country": "sg", "category": "news", "date": "2026-01-28", "chunkSize": 2,
+		"urls": []string{"https://www.mom.gov.sg/", "https://www.moh.gov.sg/", "https://www.nus.edu.sg/"},
+	})
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+	id := decode[seedengine.Batch](t, r).ID
+	b := s.waitBatch(t, id)
+	require.Equal(t, seedengine.BatchCompleted, b.Status, "%+v", b)
+	require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 2}, b.Chunks)
+	require.Equal(t, seedengine.ItemCounts{Total: 3, Succeeded: 3}, b.Items)
+	flaky.mu.Lock()
+	require.Len(t, flaky.failed, 2, "every chunk's first attempt failed")
+	flaky.mu.Unlock()
+
+	keys := s.rawKeys(t)
+	require.Equal(t, []string{
+		"raw/country=sg/category=news/date=2026-01-28/raw_0001.json",
+		"raw/country=sg/category=news/date=2026-01-28/raw_0002.json",
+	}, keys, "one raw file per chunk")
+	var res batchResult
+	require.NoError(t, json.Unmarshal(b.Result, &res))
+	require.ElementsMatch(t, keys, res.Keys)
 }
 
 func TestResearchBatchStorageFailureFailsBatch(t *testing.T) {

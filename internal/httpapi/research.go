@@ -3,8 +3,12 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
+	"strconv"
 	"time"
+
+	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
 )
@@ -16,9 +20,9 @@ type researchCreateRequest struct {
 	Country         string                `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
 	Category        string                `json:"category" pattern:"^[a-z0-9_]{1,40}$" example:"news"`
 	Date            string                `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent." example:"2026-01-28"`
-	ResearchMethods []string              `json:"research_methods,omitempty" maxItems:"100" doc:"How the URLs were found, e.g. search, crawl."`
-	Queries         []string              `json:"queries,omitempty" maxItems:"1000" doc:"Queries that found them."`
-	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" doc:"URLs found for the partition. Give urls or records, not both."`
+	ResearchMethods []string              `json:"research_methods,omitempty" maxItems:"20" maxLength:"200" doc:"How the URLs were found, e.g. search, crawl."`
+	Queries         []string              `json:"queries,omitempty" maxItems:"50" maxLength:"200" doc:"Queries that found them."`
+	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" maxLength:"4096" doc:"URLs found for the partition, each at most 4096 bytes. Give urls or records, not both."`
 	Records         []researchRecordInput `json:"records,omitempty" minItems:"1" maxItems:"10000" doc:"Records with a raw_url and optional hints; other fields are kept in the dataset. Give urls or records, not both."`
 }
 
@@ -85,6 +89,25 @@ type researchCreateOutput struct {
 	Body     *seedengine.ResearchResult
 }
 
+// registerResearchCreate registers handleResearchCreate and documents its
+// second success status: huma knows only the route's 201.
+func (s *Server) registerResearchCreate(api huma.API, op huma.Operation) {
+	huma.Register(api, op, s.handleResearchCreate)
+	item := api.OpenAPI().Paths[op.Path]
+	if item == nil || item.Post == nil {
+		return
+	}
+	created := item.Post.Responses[strconv.Itoa(http.StatusCreated)]
+	if created == nil {
+		return
+	}
+	created.Description = "A chunk was written with the accepted records; Location names the partition."
+	item.Post.Responses[strconv.Itoa(http.StatusOK)] = &huma.Response{
+		Description: "Nothing was accepted (every URL rejected or a duplicate): no chunk was written and chunk is null.",
+		Content:     created.Content,
+	}
+}
+
 func (s *Server) handleResearchCreate(ctx context.Context, in *researchCreateInput) (*researchCreateOutput, error) {
 	if s.deps.Research == nil {
 		return nil, unavailable("research")
@@ -148,38 +171,13 @@ type researchListInput struct {
 	Offset   int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
-type researchList struct {
-	Items  []seedengine.PartitionSummary `json:"items"`
-	Total  int                           `json:"total" doc:"Partitions matching the filters, regardless of limit and offset."`
-	Limit  int                           `json:"limit"`
-	Offset int                           `json:"offset"`
-}
-
-type researchListOutput struct{ Body researchList }
-
-func (s *Server) handleResearchList(ctx context.Context, in *researchListInput) (*researchListOutput, error) {
+func (s *Server) handleResearchList(ctx context.Context, in *researchListInput) (*partitionListOutput, error) {
 	if s.deps.Research == nil {
 		return nil, unavailable("research")
 	}
-	f := seedengine.PartitionFilter{Category: in.Category, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
-	if in.Country != "" {
-		f.Country = seedengine.NormalizeCountry(in.Country)
-		if err := seedengine.ValidateCountry(f.Country); err != nil {
-			return nil, inQuery(err)
-		}
-	}
-	if in.Category != "" {
-		if err := seedengine.ValidateCategory(in.Category); err != nil {
-			return nil, inQuery(err)
-		}
-	}
-	for _, q := range [...]struct{ name, date string }{{"date_from", in.DateFrom}, {"date_to", in.DateTo}} {
-		if q.date == "" {
-			continue
-		}
-		if err := seedengine.ValidateDate(q.date); err != nil {
-			return nil, inQuery(&seedengine.Error{Code: seedengine.EINVALID, Field: q.name, Message: seedengine.ErrorMessage(err)})
-		}
+	f := seedengine.PartitionFilter{Country: in.Country, Category: in.Category, DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	if err := f.Validate(); err != nil {
+		return nil, inQuery(err) // every filter is a query parameter
 	}
 	items, total, err := s.deps.Research.FindResearch(ctx, f)
 	if err != nil {
@@ -188,7 +186,7 @@ func (s *Server) handleResearchList(ctx context.Context, in *researchListInput) 
 	if items == nil {
 		items = []seedengine.PartitionSummary{}
 	}
-	return &researchListOutput{Body: researchList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+	return &partitionListOutput{Body: partitionList{Items: items, Total: total, Limit: f.Limit, Offset: f.Offset}}, nil
 }
 
 type researchIndexOutput struct{ Body *seedengine.ResearchIndex }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -324,6 +325,11 @@ func TestResearchCreateValidation(t *testing.T) {
 		{"missing country", base("urls", urls, "country", nil), "body.country"},
 		{"bad category", base("urls", urls, "category", "News!"), "body.category"},
 		{"not a date", base("urls", urls, "date", "2026-02-30"), "body.date"},
+		{"url over 4096 bytes", base("urls", []string{"https://example.com/" + strings.Repeat("a", 4096)}), "body.urls[0]"},
+		{"research method over 200 bytes", base("urls", urls, "research_methods", []string{strings.Repeat("m", 201)}), "body.research_methods[0]"},
+		{"more than 20 research methods", base("urls", urls, "research_methods", slices.Repeat([]string{"search"}, 21)), "body.research_methods"},
+		{"query over 200 bytes", base("urls", urls, "queries", []string{strings.Repeat("q", 201)}), "body.queries[0]"},
+		{"more than 50 queries", base("urls", urls, "queries", slices.Repeat([]string{"q"}, 51)), "body.queries"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -351,6 +357,29 @@ func TestResearchNothingAccepted(t *testing.T) {
 	require.Len(t, res.Rejected, 2)
 	require.Empty(t, s.rawKeys(t))
 	s.do(t, request{path: "/api/v1/research/sg/news/2026-01-28"}).problem(t, http.StatusNotFound, "not_found")
+}
+
+// The OpenAPI document gives POST /api/v1/research both its successes:
+// 201 with a chunk, 200 when nothing was accepted.
+func TestResearchCreateStatusesInOpenAPI(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	r := e.do(t, request{path: "/openapi.json"})
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Description string         `json:"description"`
+				Content     map[string]any `json:"content"`
+			} `json:"responses"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &doc))
+	create := doc.Paths["/api/v1/research"]["post"]
+	for _, status := range []string{"200", "201"} {
+		require.Contains(t, create.Responses, status)
+		require.Contains(t, create.Responses[status].Content, "application/json", status)
+	}
+	require.Contains(t, create.Responses["200"].Description, "Nothing was accepted")
 }
 
 func TestResearchDateDefaultsToTodayUTC(t *testing.T) {
@@ -425,10 +454,16 @@ func TestResearchReads(t *testing.T) {
 		require.Len(t, rp.ChunkList, 2)
 		require.Equal(t, "raw_0002", rp.ChunkList[1].Name)
 		require.Equal(t, map[seedengine.Authority]int{"gov": 2, "edu": 1, "ngo": 1}, rp.Authorities)
-		require.Len(t, rp.Domains, 2)
+		require.Equal(t, 4, rp.Domains, "the count is serialised as domains")
+		require.Len(t, rp.DomainList, 2)
 		// domain_id order: edu:sg:nus.edu.sg, gov:sg:moh.gov.sg, gov:sg:mom.gov.sg, ngo:intl:who.int
-		require.Equal(t, "gov:sg:moh.gov.sg", rp.Domains[0].ID)
-		require.Equal(t, "gov:sg:mom.gov.sg", rp.Domains[1].ID)
+		require.Equal(t, "gov:sg:moh.gov.sg", rp.DomainList[0].ID)
+		require.Equal(t, "gov:sg:mom.gov.sg", rp.DomainList[1].ID)
+		var raw map[string]any
+		s.get(t, "/api/v1/research/sg/news/2026-01-28?domain_limit=2", &raw)
+		require.EqualValues(t, 4, raw["domains"])
+		require.EqualValues(t, 4, raw["domain_total"])
+		require.Len(t, raw["domain_list"], 2)
 
 		s.do(t, request{path: "/api/v1/research/sg/news/2026-01-29"}).problem(t, http.StatusNotFound, "not_found")
 		p := s.do(t, request{path: "/api/v1/research/zz/news/2026-01-28"}).problem(t, http.StatusUnprocessableEntity, "invalid")
@@ -440,5 +475,8 @@ func TestResearchReads(t *testing.T) {
 		p = s.do(t, request{path: "/api/v1/research?date_to=yesterday"}).problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Len(t, p.Errors, 1)
 		require.True(t, strings.HasPrefix(p.Errors[0].Location, "query.date_to"), "%+v", p)
+		// The one partition-filter validation (PartitionFilter.Validate).
+		p = s.do(t, request{path: "/api/v1/research?date_from=2026-01-29&date_to=2026-01-28"}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Equal(t, []string{"query.date_to"}, locations(p))
 	})
 }

@@ -101,7 +101,7 @@ func (s *Server) routeTable() []*route {
 		plannedRoute(post, "/api/v1/metadata/sync", admin, "sync-metadata", "Sync the metadata snapshot to git now", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
 
 		// Research.
-		apiRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", http.StatusCreated, handle(s.handleResearchCreate)),
+		apiRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", http.StatusCreated, s.registerResearchCreate),
 		apiRoute(get, "/api/v1/research", read, "list-research", "List research partitions by country, category and date", 0, handle(s.handleResearchList)),
 		apiRoute(get, "/api/v1/research/index", read, "get-research-index", "Index research by country, category and date", 0, handle(s.handleResearchIndex)),
 		apiRoute(get, "/api/v1/research/{country}/{category}/{date}", read, "get-research-partition", "Get the research of one partition", 0, handle(s.handleResearchPartition)),

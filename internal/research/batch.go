@@ -8,15 +8,6 @@ import (
 	"github.com/seedengine/seedengine"
 )
 
-// BatchParams are the params of a research batch, as the API stores them
-// when it accepts the batch. The date is fixed then, so every chunk lands
-// in the same partition however late it runs.
-type BatchParams struct {
-	Date            string   `json:"date"`
-	ResearchMethods []string `json:"research_methods,omitempty"`
-	Queries         []string `json:"queries,omitempty"`
-}
-
 // ChunkResult is the result of one research chunk. Batch results add
 // these up (seedengine.MergeResults): keys and rejections concatenate,
 // counts add. Domains counts the domains of each chunk, so a domain found
@@ -36,7 +27,8 @@ func Origin(batchID string, chunk int) string {
 }
 
 // ChunkProcessor returns the processor of research batch chunks, to
-// register with the queue for seedengine.BatchResearch. A chunk's input is
+// register with the queue for seedengine.BatchResearch. The batch's params
+// are a seedengine.ResearchBatchParams. A chunk's input is
 // a JSON array of URLs: the URLs from index chunk×chunk_size of the
 // batch's list. URLs that are not accepted are items that failed,
 // recorded with their index in the whole batch, not errors: the job
@@ -44,7 +36,7 @@ func Origin(batchID string, chunk int) string {
 // database error fails the attempt and the queue retries it.
 func ChunkProcessor(svc seedengine.ResearchService) func(context.Context, *seedengine.Batch, *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
 	return func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
-		var params BatchParams
+		var params seedengine.ResearchBatchParams
 		if len(b.Params) > 0 {
 			if err := json.Unmarshal(b.Params, &params); err != nil {
 				return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "research batch %s: params are not valid: %v", b.ID, err)

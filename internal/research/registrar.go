@@ -22,6 +22,13 @@ const flushTimeout = time.Minute
 // meanwhile join the next one, which the first of them leads once the
 // flight lands; every call returns the error of the registration that
 // carried its sightings.
+//
+// The leader does not give up with its context: the others' sightings
+// ride on its registration, so it waits for the flight, registers with a
+// context detached from its own (bounded by flushTimeout) and returns that
+// registration's error. A call that joined gives up as soon as its context
+// ends, returning ctx.Err(); its sightings are still registered by the
+// leader, so a retry upserts them again.
 type registrar struct {
 	domains seedengine.DomainService
 
@@ -79,6 +86,7 @@ func (r *registrar) register(ctx context.Context, p seedengine.Partition, seen t
 		reg.err = r.domains.RegisterDomains(fctx, p, reg.seen, reg.sightings)
 		<-q.flight
 		close(reg.done)
+		return reg.err
 	}
 	select {
 	case <-reg.done:

@@ -95,7 +95,10 @@ func TestRegistrarPartitionsAreIndependent(t *testing.T) {
 	require.NoError(t, <-errs)
 }
 
-func TestRegistrarWaiterGivesUpWithItsContext(t *testing.T) {
+// A cancelled leader still carries its registration through: the
+// sightings of the calls that joined it depend on it. It returns that
+// registration's result, not its context's error.
+func TestRegistrarLeaderFinishesDespiteItsContext(t *testing.T) {
 	t.Parallel()
 	d := &blockingDomains{started: make(chan struct{}, 10), release: make(chan error, 10)}
 	r := newRegistrar(d)
@@ -104,21 +107,71 @@ func TestRegistrarWaiterGivesUpWithItsContext(t *testing.T) {
 	go func() { done <- r.register(context.Background(), p, time.Now(), sighting(0)) }()
 	<-d.started
 	ctx, cancel := context.WithCancel(context.Background())
-	waiter := make(chan error, 1)
-	go func() { waiter <- r.register(ctx, p, time.Now(), sighting(1)) }()
-	// The waiter leads the next registration; cancelled, it returns at
-	// once while its registration still runs once the flight lands.
+	leader := make(chan error, 1)
+	go func() { leader <- r.register(ctx, p, time.Now(), sighting(1)) }()
 	require.Eventually(t, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.parts[p].users == 2
 	}, 5*time.Second, time.Millisecond)
 	cancel()
+	select {
+	case err := <-leader:
+		t.Fatalf("the leader returned (%v) before its registration ran", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	d.release <- nil
+	<-d.started // the cancelled leader's registration runs
+	d.release <- nil
+	require.NoError(t, <-done)
+	require.NoError(t, <-leader, "the leader reports its registration, which succeeded")
+	require.Len(t, d.calls, 2)
+	require.Equal(t, sighting(1), d.calls[1])
+}
+
+// A call that joined another's registration gives up as soon as its
+// context ends, while the flight is still blocked; its sightings are
+// registered all the same.
+func TestRegistrarJoinerGivesUpWithItsContext(t *testing.T) {
+	t.Parallel()
+	d := &blockingDomains{started: make(chan struct{}, 10), release: make(chan error, 10)}
+	r := newRegistrar(d)
+	p := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
+	ctx := context.Background()
+	first := make(chan error, 1)
+	go func() { first <- r.register(ctx, p, time.Now(), sighting(0)) }()
+	<-d.started
+	leader := make(chan error, 1)
+	go func() { leader <- r.register(ctx, p, time.Now(), sighting(1)) }()
+	require.Eventually(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.parts[p].users == 2
+	}, 5*time.Second, time.Millisecond)
+	jctx, cancel := context.WithCancel(ctx)
+	joiner := make(chan error, 1)
+	go func() { joiner <- r.register(jctx, p, time.Now(), sighting(2)) }()
+	require.Eventually(t, func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.parts[p].users == 3
+	}, 5*time.Second, time.Millisecond)
+	cancel()
+	select {
+	case err := <-joiner:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the joiner did not give up with its context")
+	}
+	d.mu.Lock()
+	require.Len(t, d.calls, 1, "the flight has not landed yet")
+	d.mu.Unlock()
+
 	d.release <- nil
 	<-d.started
 	d.release <- nil
-	require.NoError(t, <-done)
-	err := <-waiter
-	require.True(t, err == nil || errors.Is(err, context.Canceled), "%v", err)
+	require.NoError(t, <-first)
+	require.NoError(t, <-leader)
 	require.Len(t, d.calls, 2)
+	require.Equal(t, append(sighting(1), sighting(2)...), d.calls[1], "the joiner's sightings are registered")
 }

@@ -112,12 +112,15 @@ func (s *Service) Research(ctx context.Context, in seedengine.ResearchInput) (*s
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	// Records are used when there are any; len, not nil, decides, here
+	// and in the loop below, so an empty non-nil slice is no records.
+	useRecords := len(in.Records) > 0
 	n := len(in.URLs)
 	field := "urls"
 	switch {
 	case len(in.URLs) > 0 && len(in.Records) > 0:
 		return nil, seedengine.FieldErrorf("records", "give urls or records, not both")
-	case len(in.Records) > 0:
+	case useRecords:
 		n, field = len(in.Records), "records"
 	case n == 0:
 		return nil, seedengine.FieldErrorf("urls", "urls or records is required")
@@ -137,7 +140,7 @@ func (s *Service) Research(ctx context.Context, in seedengine.ResearchInput) (*s
 	seenDomain := make(map[string]struct{}, n/4+1)
 	for i := range n {
 		var rec seedengine.DatasetRecord
-		if in.Records != nil {
+		if useRecords {
 			rec = in.Records[i]
 		} else {
 			rec.RawURL = in.URLs[i]
@@ -242,7 +245,6 @@ func rejection(i int, raw, why string) seedengine.URLFailure {
 	return seedengine.URLFailure{Index: i, URL: seedengine.Truncate(raw, maxRejectedURL), Reason: why}
 }
 
-
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -290,7 +292,7 @@ func (s *Service) FindResearchPartition(ctx context.Context, p seedengine.Partit
 		PartitionSummary: seedengine.PartitionSummary{Partition: p, Chunks: len(chunks), Domains: total},
 		ChunkList:        chunks,
 		Authorities:      authorities,
-		Domains:          domains,
+		DomainList:       domains,
 		DomainTotal:      total,
 	}
 	for _, c := range chunks {

@@ -1,11 +1,14 @@
 package research_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -104,7 +107,7 @@ func TestChunkProcessorIndexesRejectionsInTheBatch(t *testing.T) {
 	t.Parallel()
 	svc, _ := setup(t)
 	process := research.ChunkProcessor(svc)
-	params, _ := json.Marshal(research.BatchParams{Date: p.Date, Queries: []string{"q"}})
+	params, _ := json.Marshal(seedengine.ResearchBatchParams{Date: p.Date, Queries: []string{"q"}})
 	b := &seedengine.Batch{ID: "0190b3d2-0000-7000-8000-000000000001", Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 3, Params: params}
 	input, _ := json.Marshal([]string{"https://www.mom.gov.sg/", "javascript:alert(1)", "https://www.mom.gov.sg/#x"})
 	c := &seedengine.BatchChunk{BatchID: b.ID, Index: 2, Input: input, Items: 3}
@@ -130,4 +133,54 @@ func TestChunkProcessorIndexesRejectionsInTheBatch(t *testing.T) {
 	bad.Params = json.RawMessage(`[]`)
 	_, err = process(context.Background(), &bad, c)
 	require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
+}
+
+func TestRegisterChunk(t *testing.T) {
+	t.Parallel()
+	svc, domains := setup(t)
+	seen := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	ds := seedengine.Dataset{
+		Meta: seedengine.DatasetMeta{Country: "SG", Category: "news", Date: p.Date, DiscoveredAt: seen,
+			ResearchMethods: []string{}, Queries: []string{}, Engine: seedengine.EngineInfo{Name: "t", Version: "1"}, RecordCount: 5},
+		Records: []seedengine.DatasetRecord{
+			{RawURL: "https://www.mom.gov.sg/", DomainID: "gov:sg:mom.gov.sg", AuthorityRule: "suffix:gov.sg"},
+			{RawURL: "https://www.mom.gov.sg/a", DomainID: "gov:sg:mom.gov.sg"}, // a repeat
+			{RawURL: "https://www.nus.edu.sg/", DomainID: "not a domain id"},    // classified from raw_url
+			{RawURL: "javascript:alert(1)"},                                     // no domain
+			{NormalizedURL: "https://www.who.int/"},                             // no raw_url: normalized_url
+		},
+	}
+	var b bytes.Buffer
+	_, err := ds.WriteTo(&b)
+	require.NoError(t, err)
+
+	n, err := svc.RegisterChunk(t.Context(), seedengine.Partition{Country: "SG", Category: "news", Date: p.Date}, &b)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	got, total, err := domains.FindDomains(t.Context(), seedengine.DomainFilter{Partition: &p})
+	require.NoError(t, err)
+	require.Equal(t, 3, total)
+	var ids []string
+	for _, d := range got {
+		ids = append(ids, d.ID)
+		require.Equal(t, seen, d.FirstSeen.UTC(), "seen at meta.discovered_at")
+	}
+	require.Equal(t, []string{"edu:sg:nus.edu.sg", "gov:sg:mom.gov.sg", "ngo:intl:who.int"}, ids)
+	require.Equal(t, "suffix:gov.sg", got[1].AuthorityRule)
+
+	_, err = svc.RegisterChunk(t.Context(), p, strings.NewReader(`{"meta": [`))
+	require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
+}
+
+// Non-empty URLs with a non-nil but empty Records are URLs, not records.
+func TestResearchURLsWithEmptyRecords(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	res, err := svc.Research(t.Context(), seedengine.ResearchInput{
+		Partition: p,
+		URLs:      []string{"https://www.mom.gov.sg/", "https://www.nus.edu.sg/"},
+		Records:   []seedengine.DatasetRecord{},
+	})
+	require.NoError(t, err)
+	require.Equal(t, 2, res.Accepted)
 }

@@ -13,12 +13,6 @@ import (
 	"github.com/seedengine/seedengine"
 )
 
-// Partition summary list limits.
-const (
-	defaultPartitionLimit = 50
-	maxPartitionLimit     = 1000
-)
-
 // maxOriginLen bounds an origin ("batch:{uuid}:{chunk}" is about 50 bytes):
 // it is a unique index key, and PostgreSQL refuses index entries over about
 // 2.7 kB with an error that would surface as an internal one.
@@ -285,7 +279,8 @@ const partitionAggregates = `SELECT country, category, date, COUNT(*) AS chunks,
 // match f, ordered by country, category, date, with their chunk, record,
 // byte and distinct domain counts; and the total number matching f. Limit
 // defaults to 50 and is capped at 1,000. The country is matched in any case.
-// EINVALID for an invalid country, category or date.
+// EINVALID for an invalid filter, naming the field (see
+// seedengine.PartitionFilter.Validate).
 func (x *DatasetIndex) FindPartitionSummaries(ctx context.Context, f seedengine.PartitionFilter) ([]seedengine.PartitionSummary, int, error) {
 	where := []string{"key <> ''"}
 	var args []any
@@ -293,32 +288,22 @@ func (x *DatasetIndex) FindPartitionSummaries(ctx context.Context, f seedengine.
 		args = append(args, v)
 		where = append(where, cond+" $"+strconv.Itoa(len(args)))
 	}
+	if err := f.Validate(); err != nil {
+		return nil, 0, err
+	}
 	if f.Country != "" {
-		c := seedengine.NormalizeCountry(f.Country)
-		if err := seedengine.ValidateCountry(c); err != nil {
-			return nil, 0, err
-		}
-		add("country =", c)
+		add("country =", f.Country)
 	}
 	if f.Category != "" {
-		if err := seedengine.ValidateCategory(f.Category); err != nil {
-			return nil, 0, err
-		}
 		add("category =", f.Category)
 	}
 	if f.DateFrom != "" {
-		if err := seedengine.ValidateDate(f.DateFrom); err != nil {
-			return nil, 0, fieldRenamed(err, "date_from")
-		}
 		add("date >=", f.DateFrom)
 	}
 	if f.DateTo != "" {
-		if err := seedengine.ValidateDate(f.DateTo); err != nil {
-			return nil, 0, fieldRenamed(err, "date_to")
-		}
 		add("date <=", f.DateTo)
 	}
-	limit, offset := pageBounds(f.Limit, f.Offset, defaultPartitionLimit, maxPartitionLimit)
+	limit, offset := f.Limit, f.Offset
 	grouped := partitionAggregates + ` WHERE ` + strings.Join(where, " AND ") + ` GROUP BY country, category, date`
 
 	// The domain count runs only for the page's rows, after LIMIT.
@@ -352,16 +337,6 @@ func (x *DatasetIndex) FindPartitionSummaries(ctx context.Context, f seedengine.
 		}
 	}
 	return out, total, nil
-}
-
-// fieldRenamed returns err with its field replaced, for a validator shared
-// by differently named inputs.
-func fieldRenamed(err error, field string) error {
-	var e *seedengine.Error
-	if errors.As(err, &e) {
-		return &seedengine.Error{Code: e.Code, Message: e.Message, Field: field}
-	}
-	return err
 }
 
 // FindPartitionAuthorities counts the domains seen in p by authority; an
@@ -449,10 +424,14 @@ func scanChunkInfo(row rowScanner) (seedengine.ChunkInfo, error) {
 	return c, nil
 }
 
-// chunkName is the base name of chunk n, "raw_0001", as the object store
-// names it.
+// chunkName is seedengine.ChunkName for messages and ChunkInfo.Name, where
+// n comes from a validated row.
 func chunkName(n int) string {
-	return fmt.Sprintf("raw_%04d", n)
+	name, err := seedengine.ChunkName(n)
+	if err != nil {
+		return "chunk " + strconv.Itoa(n)
+	}
+	return name
 }
 
 // nullString stores "" as NULL, which the origin column needs: only

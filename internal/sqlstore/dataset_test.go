@@ -357,7 +357,6 @@ func TestFindPartitionSummaries(t *testing.T) {
 			{"date from", seedengine.PartitionFilter{DateFrom: "2026-01-29"}, []seedengine.PartitionSummary{sSG2}, 1},
 			{"date to", seedengine.PartitionFilter{Country: "sg", DateTo: "2026-01-28"}, []seedengine.PartitionSummary{sSG1, sPol}, 2},
 			{"date range", seedengine.PartitionFilter{DateFrom: "2026-01-28", DateTo: "2026-01-28", Category: "news"}, []seedengine.PartitionSummary{sJP, sSG1}, 2},
-			{"empty range", seedengine.PartitionFilter{DateFrom: "2026-01-29", DateTo: "2026-01-28"}, []seedengine.PartitionSummary{}, 0},
 			{"page", seedengine.PartitionFilter{Limit: 2, Offset: 1}, []seedengine.PartitionSummary{sSG1, sSG2}, 4},
 			{"last page", seedengine.PartitionFilter{Limit: 2, Offset: 3}, []seedengine.PartitionSummary{sPol}, 4},
 			{"past the end", seedengine.PartitionFilter{Limit: 2, Offset: 4}, []seedengine.PartitionSummary{}, 4},
@@ -380,6 +379,9 @@ func TestFindPartitionSummaries(t *testing.T) {
 			{seedengine.PartitionFilter{Category: "No"}, "category"},
 			{seedengine.PartitionFilter{DateFrom: "2026-13-01"}, "date_from"},
 			{seedengine.PartitionFilter{DateTo: "yesterday"}, "date_to"},
+			{seedengine.PartitionFilter{DateFrom: "2026-01-29", DateTo: "2026-01-28"}, "date_to"},
+			{seedengine.PartitionFilter{Limit: -1}, "limit"},
+			{seedengine.PartitionFilter{Offset: -1}, "offset"},
 		} {
 			_, _, err := x.FindPartitionSummaries(ctx, tt.f)
 			requireCode(t, err, seedengine.EINVALID)

@@ -207,7 +207,9 @@ func normalizeSightings(ds []seedengine.DomainSighting) ([]seedengine.DomainSigh
 const maxAuthorityRuleLen = 200
 
 // buildDomainUpsert writes n domains: $1 is the sighting time, then seven
-// arguments a row, the last one the partitions to add. last_seen and
+// arguments a row, the last one the partitions to add. A sighting that
+// brings no authority_rule (a stored record without one) or source_type
+// keeps the registered value instead of blanking it. last_seen and
 // first_seen only ever widen, so a late, older sighting does not move
 // last_seen back. The WHERE clause skips writing rows nothing would change,
 // which on PostgreSQL saves a dead row version per known domain.
@@ -230,16 +232,16 @@ func buildDomainUpsert(e Engine, n int) string {
 	}
 	b.WriteString(`
 	ON CONFLICT (domain_id) DO UPDATE SET
-		authority_rule = excluded.authority_rule,
-		source_type = excluded.source_type,
+		authority_rule = COALESCE(NULLIF(excluded.authority_rule, ''), domains.authority_rule),
+		source_type = COALESCE(NULLIF(excluded.source_type, ''), domains.source_type),
 		first_seen = CASE WHEN excluded.first_seen < domains.first_seen THEN excluded.first_seen ELSE domains.first_seen END,
 		last_seen = CASE WHEN excluded.last_seen > domains.last_seen THEN excluded.last_seen ELSE domains.last_seen END,
 		partition_count = domains.partition_count + excluded.partition_count
 	WHERE excluded.partition_count > 0
 		OR excluded.last_seen > domains.last_seen
 		OR excluded.first_seen < domains.first_seen
-		OR excluded.authority_rule <> domains.authority_rule
-		OR excluded.source_type <> domains.source_type`)
+		OR (excluded.authority_rule <> '' AND excluded.authority_rule <> domains.authority_rule)
+		OR (excluded.source_type <> '' AND excluded.source_type <> domains.source_type)`)
 	return b.String()
 }
 

@@ -372,3 +372,34 @@ func TestFindDomains(t *testing.T) {
 		}
 	})
 }
+
+// A sighting without a rule (a stored record that carries only its
+// domain_id) keeps the registered rule; a new rule replaces it.
+func TestRegisterDomainsKeepsRuleWhenEmpty(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s := sqlstore.NewDomainService(db)
+		mom := sighting(seedengine.AuthorityGov, "sg", "mom.gov.sg", "suffix:gov.sg")
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews1, at(10, 0), []seedengine.DomainSighting{mom}))
+
+		bare := seedengine.DomainSighting{ID: mom.ID}
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews2, at(11, 0), []seedengine.DomainSighting{bare}))
+		d := findDomain(t, s, mom.ID)
+		require.Equal(t, "suffix:gov.sg", d.AuthorityRule, "an empty rule never blanks one")
+		require.Equal(t, "government", d.SourceType)
+		require.Equal(t, 2, d.PartitionCount)
+		require.Equal(t, at(11, 0), d.LastSeen)
+
+		// In the same statement as a ruled sighting of another domain, and
+		// with nothing else to change: still kept.
+		who := sighting(seedengine.AuthorityNGO, "intl", "who.int", "suffix:int")
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews2, at(11, 0), []seedengine.DomainSighting{bare, who}))
+		require.Equal(t, "suffix:gov.sg", findDomain(t, s, mom.ID).AuthorityRule)
+
+		renamed := mom
+		renamed.AuthorityRule = "operator:mom"
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews2, at(11, 0), []seedengine.DomainSighting{renamed}))
+		require.Equal(t, "operator:mom", findDomain(t, s, mom.ID).AuthorityRule)
+	})
+}

@@ -357,4 +357,3 @@ func isUniqueViolation(err error) bool {
 	}
 	return false
 }
-
