@@ -46,16 +46,7 @@ func TestCreateBatchWithRiver(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		// An insert-only client: no queues, no workers.
-		var client *river.Client[*sql.Tx]
-		var err error
-		if db.Engine() == sqlstore.EngineSQLite {
-			client, err = river.NewClient(riversqlite.New(db.Writer()), &river.Config{})
-		} else {
-			client, err = river.NewClient(riverdatabasesql.New(db.Writer()), &river.Config{})
-		}
-		require.NoError(t, err)
-		enq := &riverEnqueuer{client: client}
+		enq := &riverEnqueuer{client: insertOnlyClient(t, db)}
 		s := sqlstore.NewBatchService(db)
 		s.Enqueuer = enq
 
@@ -64,11 +55,26 @@ func TestCreateBatchWithRiver(t *testing.T) {
 		requireJobs(t, db, 3)
 
 		enq.err = errors.New("after insert")
-		err = s.CreateBatch(ctx, &seedengine.Batch{Kind: seedengine.BatchResearch}, chunksOf(1, 1))
+		err := s.CreateBatch(ctx, &seedengine.Batch{Kind: seedengine.BatchResearch}, chunksOf(1, 1))
 		require.ErrorIs(t, err, enq.err)
 		requireJobs(t, db, 3)
 		requireBatchRows(t, db, 1, 3)
 	})
+}
+
+// insertOnlyClient is a River client with no queues and no workers, on
+// the store's writer, for tests that enqueue as the jobs package does.
+func insertOnlyClient(t *testing.T, db *sqlstore.DB) *river.Client[*sql.Tx] {
+	t.Helper()
+	var client *river.Client[*sql.Tx]
+	var err error
+	if db.Engine() == sqlstore.EngineSQLite {
+		client, err = river.NewClient(riversqlite.New(db.Writer()), &river.Config{})
+	} else {
+		client, err = river.NewClient(riverdatabasesql.New(db.Writer()), &river.Config{})
+	}
+	require.NoError(t, err)
+	return client
 }
 
 func requireJobs(t *testing.T, db *sqlstore.DB, want int) {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
@@ -39,16 +37,8 @@ func TestFailOrphanedChunks(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
-		var client *river.Client[*sql.Tx]
-		var err error
-		if db.Engine() == sqlstore.EngineSQLite {
-			client, err = river.NewClient(riversqlite.New(db.Writer()), &river.Config{})
-		} else {
-			client, err = river.NewClient(riverdatabasesql.New(db.Writer()), &river.Config{})
-		}
-		require.NoError(t, err)
 		s := sqlstore.NewBatchService(db)
-		s.Enqueuer = sweepEnqueuer{client: client}
+		s.Enqueuer = sweepEnqueuer{client: insertOnlyClient(t, db)}
 
 		b := &seedengine.Batch{Kind: seedengine.BatchResearch}
 		require.NoError(t, s.CreateBatch(ctx, b, chunksOf(2, 3, 4)))
