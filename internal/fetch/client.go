@@ -1,0 +1,630 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/net/publicsuffix"
+)
+
+// maxDialAddrs is how many addresses of one host are tried before giving
+// up; with the connect timeout it bounds a dial to a dead multi-homed host.
+const maxDialAddrs = 3
+
+// drainLimit is how much of a redirect's body is read so that its
+// connection can be reused; bigger bodies close the connection instead.
+const drainLimit = 64 << 10
+
+// Request is one fetch.
+type Request struct {
+	URL string
+	// Kind selects the body cap and the default Accept header; default
+	// KindPage.
+	Kind Kind
+	// Method defaults to GET. A 301/302/303 turns anything but HEAD into
+	// GET, as browsers do.
+	Method string
+	// Header is sent with every hop. User-Agent and Accept-Encoding are
+	// always ours; Authorization and Cookie are dropped when a redirect
+	// leaves the host.
+	Header http.Header
+	// NoRedirects returns the first response even when it is a redirect.
+	NoRedirects bool
+}
+
+// Hop is one redirect response.
+type Hop struct {
+	URL    string `json:"url"`
+	Status int    `json:"status"`
+	// Location is the redirect target resolved against URL (the raw header
+	// when it could not be parsed).
+	Location string `json:"location"`
+}
+
+// Response is a fetched response with its redirect chain and the facts
+// liveness records. Any HTTP status, 5xx included, is a Response, not an
+// error.
+type Response struct {
+	URL      string      `json:"url"`
+	FinalURL string      `json:"final_url"`
+	Status   int         `json:"status"`
+	Header   http.Header `json:"-"`
+	// Body is the decoded body, at most the kind's cap long.
+	Body []byte `json:"-"`
+	// Truncated says the body went on past the cap (or a compressed body
+	// past the cap plus 64 KiB of wire bytes) and was cut.
+	Truncated bool `json:"truncated,omitempty"`
+	// Redirects holds every redirect response seen, in order.
+	Redirects []Hop `json:"redirects,omitempty"`
+	// LeftRegistrable is true when the final URL's registrable domain (eTLD+1)
+	// differs from the start URL's.
+	LeftRegistrable bool `json:"left_registrable"`
+	// TLS holds the final hop's certificate facts; nil for plain HTTP.
+	TLS *TLSInfo `json:"tls,omitempty"`
+	// RemoteAddr is the address the final hop was served from.
+	RemoteAddr string `json:"remote_addr,omitempty"`
+	// Duration is the time spent in this fetch's exchanges (every hop and
+	// retry, up to the last body byte for Do and to the headers for
+	// Stream), without time queued for politeness.
+	Duration time.Duration `json:"duration"`
+	// TTFB is the time from the start of the final exchange (DNS, connect
+	// and TLS included when the connection was new) to its first response
+	// byte.
+	TTFB time.Duration `json:"ttfb"`
+}
+
+// StreamResponse is a Response whose body is read by the caller. The
+// Body field shadows Response.Body, which stays nil.
+type StreamResponse struct {
+	Response
+	// Body is the decoded body; past the kind's cap Read fails with a
+	// body_too_large *Error. It must be closed: until then the host slot
+	// and a global slot stay taken.
+	Body io.ReadCloser
+}
+
+// Client is the one outbound HTTP client of seedengine. Everything the
+// engine learns about the web goes through it, so politeness (one request
+// per host, per-host delays, Retry-After, a global limit) and safety (the
+// SSRF guard, caps, timeouts) are enforced in one place. It is safe for
+// concurrent use.
+type Client struct {
+	cfg       Config
+	ua        string
+	routes    routeTable
+	guard     guard
+	resolver  *net.Resolver
+	dialer    *net.Dialer
+	tlsConfig *tls.Config
+	transport *http.Transport
+	sched     *scheduler
+	log       *slog.Logger
+	dns       *dnsLookup
+}
+
+// New returns a Client for cfg. It fails on an invalid setting (a bad
+// connect-to entry, an unreadable CA file), naming it.
+func New(cfg Config) (*Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	routes, err := parseRoutes(cfg.ConnectTo)
+	if err != nil {
+		return nil, err
+	}
+	roots, err := loadRoots(cfg.ExtraCAFile)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		cfg:    cfg,
+		ua:     fmt.Sprintf("seedengine/%s (+%s)", cfg.Version, cfg.UserAgentContact),
+		routes: routes,
+		guard:  guard{allow: cfg.AllowNetworks},
+		sched:  newScheduler(cfg.Concurrency, cfg.PerHostDelay),
+		log:    cfg.Logger,
+		tlsConfig: &tls.Config{
+			RootCAs:    roots,
+			MinVersion: tls.VersionTLS12,
+			NextProtos: []string{"http/1.1"},
+		},
+		resolver: net.DefaultResolver,
+	}
+	if cfg.DNSServer != "" {
+		server := cfg.DNSServer
+		c.resolver = &net.Resolver{
+			PreferGo: true,
+			Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, network, server)
+			},
+		}
+	}
+	c.dns = newDNSLookup(cfg.DNSServer, cfg.DNSTimeout)
+	c.dialer = &net.Dialer{
+		Timeout:   cfg.ConnectTimeout,
+		KeepAlive: 30 * time.Second,
+		Control:   c.guard.control,
+	}
+	c.transport = &http.Transport{
+		Proxy:          nil, // a proxy would dial on our behalf, past the guard
+		DialContext:    c.dial,
+		DialTLSContext: c.dialTLS,
+		// HTTP/1.1 only: with one request per host in flight HTTP/2
+		// multiplexing gains nothing, and one connection per exchange keeps
+		// the accounting (RemoteAddr, TLS facts, resets) plain.
+		TLSNextProto:           map[string]func(string, *tls.Conn) http.RoundTripper{},
+		DisableCompression:     true, // we decode ourselves, under the cap
+		MaxIdleConns:           2 * cfg.Concurrency,
+		MaxIdleConnsPerHost:    1,
+		IdleConnTimeout:        30 * time.Second,
+		MaxResponseHeaderBytes: 64 << 10,
+	}
+	return c, nil
+}
+
+// Close closes idle connections. The Client stays usable.
+func (c *Client) Close() { c.transport.CloseIdleConnections() }
+
+// UserAgent returns the User-Agent sent with every request, for robots.txt
+// group matching.
+func (c *Client) UserAgent() string { return c.ua }
+
+// SetCrawlDelay raises the minimum delay between requests to host to d (a
+// robots.txt Crawl-delay); a d below the configured per-host delay has no
+// effect and d ≤ 0 clears it. host is a host name as in a URL, without
+// port.
+func (c *Client) SetCrawlDelay(host string, d time.Duration) {
+	c.sched.setCrawlDelay(normalizeHost(host), d)
+}
+
+// Do fetches req.URL, following redirects, and reads the body up to the
+// kind's cap. A body over the cap is cut and Truncated is set rather than
+// failing: the first 512 KiB of a robots.txt or the head of a huge page are
+// still worth having. Failures are *Error values; HTTP statuses are not
+// failures.
+func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
+	resp, o, limit, err := c.start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	defer o.close()
+	if !hasBody(o.method, o.resp.StatusCode) {
+		resp.Duration += time.Since(o.begin)
+		return resp, nil
+	}
+	wire := &wireLimit{r: o.resp.Body, n: limit + wireSlack}
+	dec, err := decoder(o.resp.Header.Get("Content-Encoding"), wire)
+	var body []byte
+	var truncated bool
+	switch {
+	case errors.Is(err, io.EOF):
+		err = nil // an empty encoded body
+	case err == nil:
+		body, truncated, err = readCapped(dec, limit)
+		if err != nil && wire.hit {
+			truncated, err = true, nil
+		}
+	default:
+		err = &Error{Reason: ReasonDecode, Err: err}
+	}
+	resp.Duration += time.Since(o.begin)
+	if err != nil {
+		return nil, c.failure(ctx, o.url, resp.Redirects, wire.readError(o.url.String(), err))
+	}
+	resp.Body, resp.Truncated = body, truncated
+	return resp, nil
+}
+
+// Stream fetches req.URL like Do but hands the body over as a stream, for
+// documents (sitemaps) that are parsed as they arrive. The caller must
+// close StreamResponse.Body.
+func (c *Client) Stream(ctx context.Context, req Request) (*StreamResponse, error) {
+	resp, o, limit, err := c.start(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Duration += time.Since(o.begin)
+	sr := &StreamResponse{Response: *resp}
+	if !hasBody(o.method, o.resp.StatusCode) {
+		o.close()
+		sr.Body = http.NoBody
+		return sr, nil
+	}
+	wire := &wireLimit{r: o.resp.Body, n: limit + wireSlack}
+	dec, err := decoder(o.resp.Header.Get("Content-Encoding"), wire)
+	switch {
+	case errors.Is(err, io.EOF):
+		o.close()
+		sr.Body = http.NoBody
+		return sr, nil
+	case err != nil:
+		o.close()
+		return nil, c.failure(ctx, o.url, resp.Redirects, &Error{Reason: ReasonDecode, Err: err})
+	}
+	sr.Body = &streamBody{
+		r: &cappedReader{r: dec, n: limit, limit: limit, url: o.url.String(), wire: wire},
+		o: o,
+	}
+	return sr, nil
+}
+
+// streamBody releases the exchange when closed.
+type streamBody struct {
+	r *cappedReader
+	o *open
+}
+
+func (b *streamBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *streamBody) Close() error {
+	b.o.close()
+	return nil
+}
+
+func hasBody(method string, status int) bool {
+	return method != http.MethodHead && status != http.StatusNoContent && status != http.StatusNotModified && status >= 200
+}
+
+// open is an exchange whose response body is still open; close releases
+// its connection, timeout and politeness slots.
+type open struct {
+	url       *url.URL
+	method    string
+	resp      *http.Response
+	slot      *slot
+	cancel    context.CancelFunc
+	begin     time.Time
+	remote    string
+	ttfb      time.Duration
+	notBefore time.Time // Retry-After push for the host, applied on close
+}
+
+func (o *open) close() {
+	_ = o.resp.Body.Close()
+	o.cancel()
+	o.slot.release(true, o.notBefore)
+}
+
+// drain reads a little of the body so the connection can be reused, then
+// closes.
+func (o *open) drain() {
+	_, _ = io.CopyN(io.Discard, o.resp.Body, drainLimit)
+	o.close()
+}
+
+// start validates req and runs its exchanges up to the final response,
+// whose body is left open.
+func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int64, error) {
+	kind := req.Kind
+	if kind == "" {
+		kind = KindPage
+	}
+	if !kind.Valid() {
+		return nil, nil, 0, &Error{Reason: ReasonBadRequest, URL: req.URL, Err: fmt.Errorf("unknown fetch kind %q", kind)}
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, nil, 0, &Error{Reason: ReasonBadRequest, URL: req.URL, Err: fmt.Errorf("not an absolute http(s) URL")}
+	}
+	// Credentials never leave with a request: net/http would send them as
+	// Basic auth, to the start host and to wherever it redirects.
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = http.MethodGet
+	}
+	header := make(http.Header, len(req.Header)+3)
+	for k, v := range req.Header {
+		header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+	}
+	if header.Get("Accept") == "" {
+		header.Set("Accept", acceptFor(kind))
+	}
+	header.Set("User-Agent", c.ua)
+	header.Set("Accept-Encoding", acceptEncoding)
+
+	resp := &Response{URL: req.URL}
+	startHost := u.Hostname()
+	seen := map[string]struct{}{u.String(): {}}
+	for {
+		o, err := c.exchange(ctx, method, u, header, &resp.Duration)
+		if err != nil {
+			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, err)
+		}
+		status := o.resp.StatusCode
+		loc := o.resp.Header.Get("Location")
+		if req.NoRedirects || !isRedirect(status) || loc == "" {
+			resp.FinalURL = u.String()
+			resp.Status = status
+			resp.Header = o.resp.Header
+			resp.TLS = connInfo(o.resp.TLS)
+			resp.RemoteAddr, resp.TTFB = o.remote, o.ttfb
+			resp.LeftRegistrable = registrable(startHost) != registrable(u.Hostname())
+			return resp, o, c.cfg.BodyLimits[kind], nil
+		}
+		next, perr := u.Parse(loc)
+		hop := Hop{URL: u.String(), Status: status, Location: loc}
+		if perr == nil {
+			next.User = nil
+			next.Fragment, next.RawFragment = "", ""
+			hop.Location = next.String()
+		}
+		resp.Redirects = append(resp.Redirects, hop)
+		resp.Duration += time.Since(o.begin)
+		o.drain()
+		switch {
+		case perr != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Hostname() == "":
+			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonBadRedirect, Err: fmt.Errorf("unusable Location %q", loc)})
+		case len(resp.Redirects) > c.cfg.MaxRedirects:
+			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Err: fmt.Errorf("stopped after %d redirects", c.cfg.MaxRedirects)})
+		}
+		if _, ok := seen[next.String()]; ok {
+			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Detail: "loop", Err: fmt.Errorf("redirect loop back to %s", next)})
+		}
+		seen[next.String()] = struct{}{}
+		if status == http.StatusMovedPermanently || status == http.StatusFound || status == http.StatusSeeOther {
+			if method != http.MethodHead {
+				method = http.MethodGet
+			}
+		}
+		if !strings.EqualFold(next.Hostname(), u.Hostname()) {
+			header.Del("Authorization")
+			header.Del("Cookie")
+		}
+		u = next
+	}
+}
+
+// exchange performs one request to u, waiting for politeness first, and
+// retries once after a 429/503 whose Retry-After is short enough. spent
+// accumulates the time of exchanges that are not returned.
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, spent *time.Duration) (*open, error) {
+	host := normalizeHost(u.Hostname())
+	for attempt := 0; ; attempt++ {
+		sl, err := c.sched.acquire(ctx, host)
+		if err != nil {
+			return nil, &Error{Reason: ReasonCanceled, Detail: "queued", Err: err}
+		}
+		ectx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+		o := &open{url: u, method: method, slot: sl, cancel: cancel, begin: time.Now()}
+		var remote string
+		var ttfb time.Duration
+		trace := &httptrace.ClientTrace{
+			GotConn: func(i httptrace.GotConnInfo) {
+				if a := i.Conn.RemoteAddr(); a != nil {
+					remote = a.String()
+				}
+			},
+			GotFirstResponseByte: func() { ttfb = time.Since(o.begin) },
+		}
+		hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ectx, trace), method, u.String(), nil)
+		if err != nil {
+			cancel()
+			sl.release(false, time.Time{})
+			return nil, &Error{Reason: ReasonBadRequest, Err: err}
+		}
+		hreq.Header = header.Clone()
+		resp, err := c.transport.RoundTrip(hreq)
+		if err != nil {
+			fe := transportError(ctx, ectx, err)
+			cancel()
+			sl.release(reachedServer(fe.Reason), time.Time{})
+			c.log.Debug("fetch failed", "event", "fetch_failed", "url", u.String(), "reason", fe.Reason, "detail", fe.Detail)
+			return nil, fe
+		}
+		o.resp = resp
+		c.log.Debug("fetched", "event", "fetch_done", "url", u.String(), "status", resp.StatusCode, "remote_addr", remote)
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && c.cfg.MaxRetryAfter >= 0 {
+				o.notBefore = time.Now().Add(min(d, c.cfg.MaxRetryAfter))
+				if attempt == 0 && d <= c.cfg.MaxRetryAfter {
+					c.log.Debug("retry after", "event", "fetch_retry_after", "url", u.String(), "status", resp.StatusCode, "wait", d)
+					*spent += time.Since(o.begin)
+					o.drain()
+					continue
+				}
+			}
+		}
+		// The trace callbacks ran before RoundTrip returned.
+		o.remote, o.ttfb = remote, ttfb
+		return o, nil
+	}
+}
+
+// failure completes an *Error with where it happened, and blames the
+// caller rather than the server when the caller's context ended.
+func (c *Client) failure(ctx context.Context, u *url.URL, hops []Hop, err error) error {
+	var fe *Error
+	if !errors.As(err, &fe) {
+		r, d := classify(err)
+		fe = &Error{Reason: r, Detail: d, Err: err}
+	} else {
+		cp := *fe
+		fe = &cp
+	}
+	if ctx.Err() != nil && fe.Reason != ReasonBlocked && fe.Reason != ReasonBadRequest {
+		fe.Reason, fe.Detail = ReasonCanceled, ""
+		if !errors.Is(fe.Err, ctx.Err()) {
+			fe.Err = fmt.Errorf("%w (%v)", ctx.Err(), fe.Err)
+		}
+	}
+	if fe.URL == "" {
+		fe.URL = u.String()
+	}
+	fe.Redirects = hops
+	return fe
+}
+
+// transportError classifies a RoundTrip error. ctx is the caller's
+// context, ectx the exchange's (with RequestTimeout).
+func transportError(ctx, ectx context.Context, err error) *Error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		cp := *fe
+		return &cp
+	}
+	r, d := classify(err)
+	if ctx.Err() == nil && ectx.Err() != nil && (r == ReasonCanceled || r == ReasonNetwork) {
+		r, d = ReasonTimeout, ""
+	}
+	return &Error{Reason: r, Detail: d, Err: err}
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// retryAfter parses a Retry-After value, delay-seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		if n > 1<<31 {
+			n = 1 << 31
+		}
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// registrable returns host's registrable domain (eTLD+1), or host itself
+// for IP addresses and public suffixes.
+func registrable(host string) string {
+	host = normalizeHost(host)
+	if _, err := netip.ParseAddr(host); err == nil {
+		return host
+	}
+	if d, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+		return d
+	}
+	return host
+}
+
+// acceptFor returns the Accept header sent for a kind.
+func acceptFor(k Kind) string {
+	switch k {
+	case KindRobots:
+		return "text/plain, */*;q=0.5"
+	case KindSitemap:
+		return "application/xml, text/xml;q=0.9, text/plain;q=0.8, */*;q=0.5"
+	case KindFeed:
+		return "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+	}
+	return "text/html, application/xhtml+xml;q=0.9, */*;q=0.8"
+}
+
+// resolve returns the addresses of host, an IP literal or a name looked up
+// through our resolver within DNSTimeout.
+func (c *Client) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	lctx, cancel := context.WithTimeout(ctx, c.cfg.DNSTimeout)
+	defer cancel()
+	name := host
+	if c.cfg.DNSServer != "" {
+		// Rooted, so that resolv.conf search domains never turn a dead
+		// name into queries for local ones. The system resolver gets the
+		// name as it is: it may treat rooted names differently (hosts file).
+		name = strings.TrimSuffix(host, ".") + "."
+	}
+	ips, err := c.resolver.LookupNetIP(lctx, "ip", name)
+	if err != nil {
+		r, d := classify(err)
+		if lctx.Err() != nil && ctx.Err() == nil {
+			r, d = ReasonDNSTimeout, ""
+		}
+		return nil, &Error{Reason: r, Detail: d, Err: err}
+	}
+	return ips, nil
+}
+
+// dial opens a TCP connection for addr, the URL's host:port: connect-to
+// rules reroute it, the target name is resolved through our resolver, and
+// each address passes the SSRF guard in the dialer's control hook.
+func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, &Error{Reason: ReasonBadRequest, Err: err}
+	}
+	target, port, rerouted := c.routes.route(host, port)
+	if rerouted && c.cfg.DNSServer != "" {
+		// Unlike curl, the original name must still resolve when a DNS
+		// server is configured: on a staged or simulated web that server is
+		// the authority on which names exist, and a dead name has to look
+		// dead even though every connection goes to one address. Without a
+		// DNS server nothing is resolved, as in curl, so a connect-to rule
+		// never sends a query for a made-up name to the system resolver.
+		if _, err := c.resolve(ctx, host); err != nil {
+			return nil, err
+		}
+	}
+	ips, err := c.resolve(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return nil, &Error{Reason: ReasonBadRequest, Err: fmt.Errorf("bad port %q", port)}
+	}
+	var firstErr error
+	tried := 0
+	for _, ip := range ips {
+		if tried == maxDialAddrs || ctx.Err() != nil {
+			break
+		}
+		ap := netip.AddrPortFrom(ip.Unmap(), uint16(p))
+		conn, err := c.dialer.DialContext(ctx, network, ap.String())
+		if err == nil {
+			return conn, nil
+		}
+		var be *blockedError
+		if errors.As(err, &be) {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if tried == 0 || errors.As(firstErr, &be) {
+			firstErr = err
+		}
+		tried++
+	}
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	r, d := classify(firstErr)
+	var opErr *net.OpError
+	if r == ReasonTimeout || (errors.As(firstErr, &opErr) && opErr.Timeout()) {
+		r, d = ReasonConnectTimeout, ""
+	}
+	return nil, &Error{Reason: r, Detail: d, Err: firstErr}
+}

@@ -1,0 +1,123 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a settable clock for the scheduler's bookkeeping.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestSchedulerEvictsIdleHosts(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Now()}
+	s := newScheduler(4, time.Second)
+	s.now = clock.now
+	ctx := t.Context()
+
+	s.setCrawlDelay("robots.test", 5*time.Second)
+	for i := range 10_000 {
+		sl, err := s.acquire(ctx, fmt.Sprintf("h%d.test", i))
+		require.NoError(t, err)
+		sl.release(true, time.Time{})
+		if i%100 == 99 {
+			clock.add(2 * time.Second) // the hosts of the last round cooled down
+		}
+	}
+	require.Less(t, s.size(), 2*minSweep, "the table holds hosts in use, not hosts ever seen")
+	s.mu.Lock()
+	_, kept := s.hosts["robots.test"]
+	s.mu.Unlock()
+	require.True(t, kept, "a crawl delay is remembered while fresh")
+
+	clock.add(crawlDelayTTL)
+	for i := range 2 * minSweep {
+		sl, err := s.acquire(ctx, fmt.Sprintf("late%d.test", i))
+		require.NoError(t, err)
+		sl.release(false, time.Time{})
+	}
+	s.mu.Lock()
+	_, kept = s.hosts["robots.test"]
+	s.mu.Unlock()
+	require.False(t, kept, "and forgotten after a long idleness")
+}
+
+func TestSchedulerNeverEvictsBusyHosts(t *testing.T) {
+	t.Parallel()
+	s := newScheduler(1000, 0)
+	ctx := t.Context()
+	held, err := s.acquire(ctx, "busy.test")
+	require.NoError(t, err)
+	for i := range 3 * minSweep {
+		sl, err := s.acquire(ctx, fmt.Sprintf("h%d.test", i))
+		require.NoError(t, err)
+		sl.release(true, time.Time{})
+	}
+	// A second request to the busy host must queue behind the holder.
+	got := make(chan struct{})
+	go func() {
+		sl, err := s.acquire(ctx, "busy.test")
+		if err == nil {
+			sl.release(true, time.Time{})
+		}
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second holder got a busy host")
+	case <-time.After(20 * time.Millisecond):
+	}
+	held.release(true, time.Time{})
+	<-got
+}
+
+func TestSchedulerCanceledWaiterLeavesQueue(t *testing.T) {
+	t.Parallel()
+	s := newScheduler(10, 0)
+	held, err := s.acquire(t.Context(), "q.test")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error)
+	go func() {
+		_, err := s.acquire(ctx, "q.test")
+		errc <- err
+	}()
+	for {
+		s.mu.Lock()
+		n := len(s.hosts["q.test"].waiters)
+		s.mu.Unlock()
+		if n == 1 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	require.ErrorIs(t, <-errc, context.Canceled)
+	held.release(true, time.Time{})
+	s.mu.Lock()
+	h := s.hosts["q.test"]
+	require.False(t, h.busy)
+	require.Empty(t, h.waiters)
+	s.mu.Unlock()
+	require.Len(t, s.global, 0, "no global slot leaked")
+}
