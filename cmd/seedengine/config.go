@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -13,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/fetch"
 )
 
 // envPrefix prefixes the environment variable of every setting: --data-dir
@@ -49,6 +54,16 @@ type Config struct {
 	// Discovery.
 	AuthorityRules string
 
+	// Outbound fetching.
+	DNSServer            string
+	ConnectTo            listFlag
+	ExtraCAFile          string
+	AllowPrivateNetworks listFlag
+	UserAgentContact     string
+	FetchConcurrency     int
+	PerHostDelay         time.Duration
+	allowNetworks        []netip.Prefix // AllowPrivateNetworks parsed by finish
+
 	flags   *flag.FlagSet   // the parsed flags, pointing at the fields above
 	secrets map[string]bool // flag names whose values are redacted
 	known   map[string]bool // flag names that are settings, not command flags
@@ -62,6 +77,7 @@ const (
 	groupServer                            // HTTP listener and API limits
 	groupQueue                             // job workers
 	groupDiscover                          // URL classification: serve, worker, upload
+	groupFetch                             // the outbound client: serve, worker
 )
 
 // setting describes one flag and its environment variable.
@@ -122,6 +138,21 @@ var settings = []setting{
 	}},
 	{name: "max-attempts", usage: "attempts per job before it is given up", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.MaxAttempts, n, 5, u)
+	}},
+	stringSetting("dns-server", "", "DNS server (host:port) for every outbound lookup; default: the system resolver", groupFetch, func(c *Config) *string { return &c.DNSServer }),
+	{name: "connect-to", usage: "reroute outbound connections like curl --connect-to: HOST:PORT:ADDR:PORT, empty host or port meaning any; repeatable, comma-separated in the environment", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Var(&c.ConnectTo, n, u)
+	}},
+	stringSetting("extra-ca-file", "", "PEM file of CA certificates trusted for outbound TLS besides the system roots", groupFetch, func(c *Config) *string { return &c.ExtraCAFile }),
+	{name: "allow-private-networks", usage: "CIDRs of private or special networks outbound fetches may reach (refused by default); repeatable or comma-separated", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Var(&c.AllowPrivateNetworks, n, u)
+	}},
+	stringSetting("user-agent-contact", fetch.DefaultUserAgentContact, "contact URL in the User-Agent: seedengine/<version> (+<contact>)", groupFetch, func(c *Config) *string { return &c.UserAgentContact }),
+	{name: "fetch-concurrency", usage: "outbound requests in flight at once, over all hosts", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.FetchConcurrency, n, fetch.DefaultConcurrency, u)
+	}},
+	{name: "per-host-delay", usage: "minimum time between two requests to one host; 0s turns it off (robots Crawl-delay still applies)", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.PerHostDelay, n, fetch.DefaultPerHostDelay, u)
 	}},
 	stringSetting("authority-rules", "", "JSON file of authority rules (the format of internal/discover/rules.json) that add to or replace the built-in rows", groupDiscover, func(c *Config) *string { return &c.AuthorityRules }),
 }
@@ -308,6 +339,83 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.MaxAttempts < 1 || c.MaxAttempts > 100 {
 			return fmt.Errorf("--max-attempts: %d must be from 1 to 100", c.MaxAttempts)
+		}
+	}
+	if groups&groupFetch != 0 {
+		return c.finishFetch()
+	}
+	return nil
+}
+
+// finishFetch validates the outbound client's settings; fetch.New checks
+// them again when the client is built, with the CA file read.
+func (c *Config) finishFetch() error {
+	if c.DNSServer != "" {
+		if _, _, err := net.SplitHostPort(c.DNSServer); err != nil {
+			if ip, perr := netip.ParseAddr(c.DNSServer); perr != nil || !ip.IsValid() {
+				return fmt.Errorf("--dns-server: %q must be host:port or an IP address", c.DNSServer)
+			}
+		}
+	}
+	for _, e := range c.ConnectTo {
+		if _, err := fetch.ParseConnectTo(e); err != nil {
+			return fmt.Errorf("--connect-to: %v", err)
+		}
+	}
+	if c.ExtraCAFile != "" {
+		if _, err := os.Stat(c.ExtraCAFile); err != nil {
+			return fmt.Errorf("--extra-ca-file: %v", err)
+		}
+	}
+	c.allowNetworks = nil
+	for _, cidr := range c.AllowPrivateNetworks {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			return fmt.Errorf("--allow-private-networks: %q is not a CIDR such as 10.0.0.0/8", cidr)
+		}
+		c.allowNetworks = append(c.allowNetworks, p.Masked())
+	}
+	if u, err := url.Parse(c.UserAgentContact); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "mailto") || (u.Host == "" && u.Opaque == "") {
+		return fmt.Errorf("--user-agent-contact: %q must be an absolute http(s) or mailto URL", c.UserAgentContact)
+	}
+	if c.FetchConcurrency < 1 || c.FetchConcurrency > 10000 {
+		return fmt.Errorf("--fetch-concurrency: %d must be from 1 to 10000", c.FetchConcurrency)
+	}
+	if c.PerHostDelay < 0 {
+		return fmt.Errorf("--per-host-delay: %v must not be negative", c.PerHostDelay)
+	}
+	return nil
+}
+
+// fetchConfig is the outbound client's configuration.
+func (c *Config) fetchConfig(log *slog.Logger) fetch.Config {
+	delay := c.PerHostDelay
+	if delay == 0 {
+		delay = fetch.NoPerHostDelay // fetch reads 0 as "the default"
+	}
+	return fetch.Config{
+		UserAgentContact: c.UserAgentContact,
+		Version:          seedengine.Version,
+		Concurrency:      c.FetchConcurrency,
+		PerHostDelay:     delay,
+		DNSServer:        c.DNSServer,
+		ConnectTo:        c.ConnectTo,
+		ExtraCAFile:      c.ExtraCAFile,
+		AllowNetworks:    c.allowNetworks,
+		Logger:           log,
+	}
+}
+
+// listFlag is a repeatable flag whose values may also be given
+// comma-separated, as its environment variable must.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(v string) error {
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			*l = append(*l, part)
 		}
 	}
 	return nil

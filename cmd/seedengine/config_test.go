@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/fetch"
 )
 
 func envMap(kv map[string]string) func(string) string {
@@ -83,5 +85,43 @@ func TestREADMEDocumentsEverySetting(t *testing.T) {
 	for _, s := range settings {
 		require.Contains(t, string(readme), "`--"+s.name+"`", "README.md must document --%s", s.name)
 		require.Contains(t, string(readme), envName(s.name), "README.md must document %s", envName(s.name))
+	}
+}
+
+func TestParseConfigFetchSettings(t *testing.T) {
+	t.Parallel()
+	env := envMap(map[string]string{
+		"SEEDENGINE_CONNECT_TO":             ":443:127.0.0.1:8443, :80:127.0.0.1:8080",
+		"SEEDENGINE_ALLOW_PRIVATE_NETWORKS": "127.0.0.0/8",
+	})
+	c, _, err := parseConfig("worker", "", groupStore|groupQueue|groupFetch,
+		[]string{"--allow-private-networks", "10.1.2.3/8", "--per-host-delay", "0s", "--dns-server", "127.0.0.1:5353"}, env, io.Discard, nil)
+	require.NoError(t, err)
+	require.Equal(t, listFlag{":443:127.0.0.1:8443", ":80:127.0.0.1:8080"}, c.ConnectTo)
+	require.Equal(t, listFlag{"10.1.2.3/8"}, c.AllowPrivateNetworks, "the flag wins over the variable")
+	fc := c.fetchConfig(nil)
+	require.Equal(t, "10.0.0.0/8", fc.AllowNetworks[0].String())
+	require.Equal(t, fetch.NoPerHostDelay, fc.PerHostDelay, "0s turns the per-host delay off")
+	require.Equal(t, "127.0.0.1:5353", fc.DNSServer)
+
+	c, _, err = parseConfig("worker", "", groupStore|groupQueue|groupFetch, nil, envMap(nil), io.Discard, nil)
+	require.NoError(t, err)
+	require.Equal(t, fetch.DefaultPerHostDelay, c.fetchConfig(nil).PerHostDelay)
+	require.Equal(t, fetch.DefaultConcurrency, c.FetchConcurrency)
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--connect-to", "nonsense"}, "--connect-to"},
+		{[]string{"--allow-private-networks", "10.0.0.0"}, "--allow-private-networks"},
+		{[]string{"--dns-server", "not a server"}, "--dns-server"},
+		{[]string{"--user-agent-contact", "seedengine"}, "--user-agent-contact"},
+		{[]string{"--fetch-concurrency", "0"}, "--fetch-concurrency"},
+		{[]string{"--per-host-delay", "-1s"}, "--per-host-delay"},
+		{[]string{"--extra-ca-file", "/no/such/file.pem"}, "--extra-ca-file"},
+	} {
+		_, _, err := parseConfig("worker", "", groupStore|groupQueue|groupFetch, tt.args, envMap(nil), io.Discard, nil)
+		require.ErrorContains(t, err, tt.want, "%v", tt.args)
 	}
 }

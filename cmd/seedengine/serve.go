@@ -18,6 +18,7 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/research"
@@ -173,9 +174,9 @@ serve, to spread the work over more machines.`
 
 // runServe runs serve (API and workers) or, without withAPI, worker.
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, withAPI bool) error {
-	name, summary, groups := "worker", workerSummary, groupStore|groupQueue|groupDiscover
+	name, summary, groups := "worker", workerSummary, groupStore|groupQueue|groupDiscover|groupFetch
 	if withAPI {
-		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue|groupDiscover
+		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue|groupDiscover|groupFetch
 	}
 	c, rest, err := parseCommand(name, summary, groups, args, getenv, stdout)
 	if err != nil {
@@ -187,6 +188,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	log := newLogger(c, stderr)
 	log.Info("starting", append([]any{"event", "config", "command", name, "version", version(), "commit", commit(), "go_version", runtime.Version()}, c.logAttrs()...)...)
 	start := time.Now()
+
+	// The outbound client is built at start so that a bad CA file or
+	// connect-to entry stops the program now rather than at the first
+	// fetch; the liveness and contract workers that use it arrive with
+	// their issues.
+	fc, err := fetch.New(c.fetchConfig(log))
+	if err != nil {
+		return usageError{fmt.Errorf("outbound fetch settings: %v", err)}
+	}
+	defer fc.Close()
 
 	a, err := openApp(ctx, c, log)
 	if err != nil {
