@@ -75,7 +75,7 @@ func serveBotWall(rw http.ResponseWriter, status int, host string, h uint64) {
 // so a fetcher must recognise it rather than take it for content.
 func serveChallenge(rw http.ResponseWriter, status int, host string, h uint64) {
 	ray := rayID(h)
-	tk := fmt.Sprintf("%x", h*0x9e3779b97f4a7c15)
+	tk := fmt.Sprintf("%016x", h*0x9e3779b97f4a7c15) // fixed width: tk[:15] below
 	hdr := rw.Header()
 	hdr.Set("Server", "cloudflare")
 	hdr.Set("CF-RAY", ray+"-SIN")

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
@@ -438,4 +439,18 @@ func TestErrorsAreTyped(t *testing.T) {
 	var opErr *net.OpError
 	require.True(t, errors.As(err, &opErr))
 	require.Equal(t, "dial", opErr.Op)
+}
+
+// TestChallengeEveryHostServes guards the challenge page against hosts whose
+// hash makes short tokens: every one of many hosts must answer, whatever
+// status it is configured with.
+func TestChallengeEveryHostServes(t *testing.T) {
+	t.Parallel()
+	e := setup(t)
+	for i := range 1000 {
+		host := fmt.Sprintf("challenge%04d-example.gov.sg", i)
+		e.web.AddSite(simweb.Site{Host: host, Scenario: simweb.ScenarioChallenge, Status: http.StatusForbidden})
+		resp, _ := e.get(t, "http://"+host+"/")
+		require.Equal(t, http.StatusForbidden, resp.StatusCode, host)
+	}
 }
