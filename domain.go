@@ -123,6 +123,9 @@ type Domain struct {
 	// Partitions lists the partitions the domain appeared in; filled by
 	// FindDomainByID only.
 	Partitions []Partition `json:"partitions,omitempty"`
+	// Liveness is the latest liveness verdict of RegistrableDomain, when a
+	// liveness batch has probed it; filled by FindDomainByID only.
+	Liveness *LivenessSummary `json:"liveness,omitempty"`
 }
 
 // DomainSighting is one domain seen in a partition, to be registered.

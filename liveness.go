@@ -1,6 +1,9 @@
 package seedengine
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Verdict is the outcome of a liveness probe of a domain.
 type Verdict string
@@ -124,4 +127,49 @@ type LivenessTLS struct {
 	// Error is why the certificate was rejected ("expired",
 	// "name_mismatch", "unknown_authority", …); empty when Valid.
 	Error string `json:"error,omitempty"`
+}
+
+// LivenessSummary is the latest liveness of a domain, kept in the domain
+// registry beside the domain and shown with it.
+type LivenessSummary struct {
+	Verdict   Verdict   `json:"verdict"`
+	Reason    string    `json:"reason"`
+	Detail    string    `json:"detail,omitempty"`
+	CheckedAt time.Time `json:"checked_at"`
+	// BatchID is the liveness batch that produced it.
+	BatchID string `json:"batch_id"`
+}
+
+// LivenessFilter selects the liveness results of one batch. Zero fields
+// other than BatchID do not filter.
+type LivenessFilter struct {
+	BatchID string
+	Verdict Verdict
+	Limit   int
+	Offset  int
+}
+
+// LivenessService stores liveness results: every result of every batch
+// (the history) and the latest verdict of each domain.
+type LivenessService interface {
+	// RecordLivenessResults stores the results of one batch in one
+	// transaction. A result of the batch for a domain it already holds
+	// replaces it, so a retried chunk records each domain once. Results
+	// with a verdict become their domain's latest liveness unless a newer
+	// one is known; results without one (the probe could not be made) are
+	// kept in the history only. EINVALID for a result without a domain or
+	// with an unknown verdict.
+	RecordLivenessResults(ctx context.Context, batchID string, rs []LivenessResult) error
+
+	// FindLivenessResults returns the results of a batch matching f in
+	// domain order, and the total number matching regardless of Limit and
+	// Offset. EINVALID for an unknown verdict.
+	FindLivenessResults(ctx context.Context, f LivenessFilter) ([]*LivenessResult, int, error)
+}
+
+// LivenessBatchParams are the params of a liveness batch (Batch.Params),
+// fixed when the API accepts it: Date names the partition of the batch's
+// JSONL results in the object store, however late its chunks run.
+type LivenessBatchParams struct {
+	Date string `json:"date"`
 }

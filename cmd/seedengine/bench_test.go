@@ -33,7 +33,7 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 		[]string{"--data-dir", b.TempDir()}, func(string) string { return "" }, io.Discard, nil)
 	require.NoError(b, err)
 	log := slog.New(slog.DiscardHandler)
-	a, err := openApp(b.Context(), c, log)
+	a, err := openApp(b.Context(), c, log, nil)
 	require.NoError(b, err)
 	b.Cleanup(a.close)
 	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))

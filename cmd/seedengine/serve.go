@@ -21,6 +21,7 @@ import (
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -75,13 +76,18 @@ type app struct {
 	datasets *dataset.Service
 	domains  *sqlstore.DomainService
 	research *research.Service
+	liveness *sqlstore.LivenessService
 	queue    *jobs.Queue
 }
 
 // openApp opens the database (applying migrations), the object store, the
 // services and the queue, with every processor registered, so serve and
-// worker run the same jobs. The caller closes it.
-func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
+// worker run the same jobs. fc is the outbound client the liveness
+// processor probes through; without one (commands and tests that run no
+// outbound work) no liveness processor is registered, so liveness batches
+// are refused with not_implemented rather than queued for nobody. The
+// caller closes it.
+func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client) (*app, error) {
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
 		return nil, settingError("database-url", "open database", err)
@@ -129,6 +135,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("create queue: %w", err)
 	}
 	a.queue.Register(seedengine.BatchResearch, research.ChunkProcessor(a.research))
+	a.liveness = sqlstore.NewLivenessService(db)
+	if fc != nil {
+		prober := liveness.New(fc, liveness.Config{})
+		a.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(prober, classifier, a.liveness, a.blobs))
+	}
 	a.batchs.Enqueuer = a.queue
 	return a, nil
 }
@@ -191,15 +202,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// The outbound client is built at start so that a bad CA file or
 	// connect-to entry stops the program now rather than at the first
-	// fetch; the liveness and contract workers that use it arrive with
-	// their issues.
+	// fetch. The liveness processor probes through it.
 	fc, err := fetch.New(c.fetchConfig(log))
 	if err != nil {
 		return usageError{fmt.Errorf("outbound fetch settings: %v", err)}
 	}
 	defer fc.Close()
 
-	a, err := openApp(ctx, c, log)
+	a, err := openApp(ctx, c, log, fc)
 	if err != nil {
 		return err
 	}
@@ -238,6 +248,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			Datasets:   research.RegisteringDatasets(a.datasets, a.research),
 			Research:   a.research,
 			Domains:    a.domains,
+			Liveness:   a.liveness,
 			Checks: map[string]seedengine.Checker{
 				"database":     seedengine.CheckerFunc(a.db.Check),
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),

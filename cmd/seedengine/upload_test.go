@@ -97,7 +97,7 @@ func (e *uploadEnv) open(t *testing.T) *app {
 	t.Helper()
 	c, _, err := parseConfig("serve", "", groupStore|groupQueue|groupDiscover, []string{"--data-dir", e.dataDir}, func(string) string { return "" }, nil, nil)
 	require.NoError(t, err)
-	a, err := openApp(t.Context(), c, newLogger(c, &bytes.Buffer{}))
+	a, err := openApp(t.Context(), c, newLogger(c, &bytes.Buffer{}), nil)
 	require.NoError(t, err)
 	return a
 }

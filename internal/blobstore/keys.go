@@ -1,6 +1,8 @@
 package blobstore
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,13 +49,15 @@ const (
 	KindRawMetadata      KeyKind = "raw_metadata"
 	KindProdDomainFile   KeyKind = "prod_domain_file"
 	KindLiveness         KeyKind = "liveness"
+	KindLivenessChunk    KeyKind = "liveness_chunk"
 	KindContractEvidence KeyKind = "contract_evidence"
 )
 
 // Key is a parsed object key. Only the fields of its Kind are set: Partition
 // for raw and prod domain keys (Country and Date only for liveness), Chunk for
 // raw chunks and checkpoints, Domain and File for prod domain files, Domain
-// and Time for contract evidence, BatchID for liveness results.
+// and Time for contract evidence, BatchID for liveness results (and Chunk,
+// the 0-based chunk index, for a liveness chunk's part).
 type Key struct {
 	Kind      KeyKind
 	Partition seedengine.Partition
@@ -212,6 +216,31 @@ func LivenessKey(country, date, batchID string) (string, error) {
 	return prefix + batchID + livenessExt, nil
 }
 
+// livenessPartSep separates a batch id from its chunk part in a liveness
+// key; batch ids never hold a dot, so the split is unambiguous.
+const livenessPartSep = ".part-"
+
+// maxLivenessChunk bounds the chunk index of a liveness part key: five
+// digits, more than a 10,000-domain batch of one-domain chunks needs.
+const maxLivenessChunk = 99999
+
+// LivenessChunkKey returns the key of the liveness results of chunk index
+// (0-based) of a batch: {batchID}.part-{index:05d}.jsonl beside where
+// LivenessKey puts the whole batch's. Chunks run in parallel and objects
+// are written whole, so each chunk writes its own part; listing the
+// LivenessPrefix for "{batchID}." gives every part of a batch in chunk
+// order.
+func LivenessChunkKey(country, date, batchID string, index int) (string, error) {
+	key, err := LivenessKey(country, date, batchID)
+	if err != nil {
+		return "", err
+	}
+	if index < 0 || index > maxLivenessChunk {
+		return "", seedengine.FieldErrorf("chunk", "liveness chunk index must be 0 to %d", maxLivenessChunk)
+	}
+	return strings.TrimSuffix(key, livenessExt) + fmt.Sprintf("%s%05d", livenessPartSep, index) + livenessExt, nil
+}
+
 // ContractEvidencePrefix returns the prefix, ending in "/", of the contract
 // evidence of one domain; its keys sort by run time.
 func ContractEvidencePrefix(domain string) (string, error) {
@@ -301,16 +330,25 @@ func parseProdDomainFile(parts []string) (Key, bool) {
 	return Key{Kind: KindProdDomainFile, Partition: p, Domain: parts[3], File: parts[4]}, true
 }
 
-// parseLiveness parses country=…/date=…/batch.jsonl.
+// parseLiveness parses country=…/date=…/batch.jsonl and
+// country=…/date=…/batch.part-NNNNN.jsonl.
 func parseLiveness(parts []string) (Key, bool) {
 	country, ok1 := strings.CutPrefix(parts[0], "country=")
 	date, ok2 := strings.CutPrefix(parts[1], "date=")
 	batch, ok3 := strings.CutSuffix(parts[2], livenessExt)
+	kind, chunk := KindLiveness, 0
+	if b, part, cut := strings.Cut(batch, livenessPartSep); cut {
+		n, err := strconv.Atoi(part)
+		if err != nil || len(part) != 5 || n < 0 {
+			return Key{}, false
+		}
+		kind, chunk, batch = KindLivenessChunk, n, b
+	}
 	if !ok1 || !ok2 || !ok3 ||
 		seedengine.ValidateCountry(country) != nil || seedengine.ValidateDate(date) != nil || validateBatchID(batch) != nil {
 		return Key{}, false
 	}
-	return Key{Kind: KindLiveness, Partition: seedengine.Partition{Country: country, Date: date}, BatchID: batch}, true
+	return Key{Kind: kind, Partition: seedengine.Partition{Country: country, Date: date}, BatchID: batch, Chunk: chunk}, true
 }
 
 // parseContract parses domain/time.json.

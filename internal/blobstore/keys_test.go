@@ -93,6 +93,13 @@ func TestKeysRoundTrip(t *testing.T) {
 				BatchID: "0194a3b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b"},
 		},
 		{
+			name: "liveness chunk part",
+			key:  must(blobstore.LivenessChunkKey("sg", "2026-01-28", "01JJ5ZK3W9Q2V1X8M4N6P7R0ST", 7)),
+			want: "prod/liveness/country=sg/date=2026-01-28/01JJ5ZK3W9Q2V1X8M4N6P7R0ST.part-00007.jsonl",
+			k: blobstore.Key{Kind: blobstore.KindLivenessChunk, Partition: seedengine.Partition{Country: "sg", Date: "2026-01-28"},
+				BatchID: "01JJ5ZK3W9Q2V1X8M4N6P7R0ST", Chunk: 7},
+		},
+		{
 			name: "contract evidence in UTC, whole seconds",
 			key:  must(blobstore.ContractEvidenceKey("mom.gov.sg", runAt)),
 			want: "prod/contracts/mom.gov.sg/2026-01-28T031213Z.json",
@@ -223,6 +230,8 @@ func TestKeyBuildRejects(t *testing.T) {
 		{"batch id with an underscore", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", "a_b") }, "batch_id"},
 		{"batch id empty", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", "") }, "batch_id"},
 		{"batch id too long", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", strings.Repeat("a", 65)) }, "batch_id"},
+		{"liveness chunk negative", func() (string, error) { return blobstore.LivenessChunkKey("sg", "2026-01-28", "b1", -1) }, "chunk"},
+		{"liveness chunk too large", func() (string, error) { return blobstore.LivenessChunkKey("sg", "2026-01-28", "b1", 100000) }, "chunk"},
 		{"liveness bad country", func() (string, error) { return blobstore.LivenessKey("xx", "2026-01-28", "b1") }, "country"},
 		{"liveness bad date", func() (string, error) { return blobstore.LivenessKey("sg", "2026-1-28", "b1") }, "date"},
 		{"contract zero time", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", time.Time{}) }, "time"},

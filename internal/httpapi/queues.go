@@ -162,7 +162,63 @@ type domainBatchRequest struct {
 	ChunkSize int      `json:"chunkSize,omitempty" minimum:"1" maximum:"10000" doc:"Domains per chunk job."`
 }
 
-type livenessQueueInput struct{ Body domainBatchRequest }
+// Liveness batches. The batch's params and each chunk's input are read by
+// the liveness chunk processor (internal/liveness), which documents the
+// same shapes.
+
+// defaultLivenessChunkSize is the chunk size of a liveness batch that
+// names none. A probe takes up to seconds (and a retry round for dead
+// domains), so chunks are smaller than research's: a failed job redoes
+// little and a chunk's domains are probed ChunkConcurrency at a time.
+const defaultLivenessChunkSize = 50
+
+type livenessQueueRequest struct {
+	Country   string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case: the country of the batch's results, and of domain names and URLs classified to domain_ids." example:"sg"`
+	Domains   []string `json:"domains" minItems:"1" maxItems:"10000" maxLength:"300" doc:"Domains to probe (each at most 300 bytes): bare names (mom.gov.sg), URLs (probed at their registrable domain) or domain_ids (gov:sg:mom.gov.sg). Invalid ones are recorded in the batch result, not fatal." example:"[\"mom.gov.sg\", \"https://www.who.int/news\", \"gov:sg:mti.gov.sg\"]"`
+	ChunkSize int      `json:"chunkSize,omitempty" minimum:"1" maximum:"1000" doc:"Domains per chunk job and per JSONL part; 50 when absent."`
+}
+
+type livenessQueueInput struct{ Body livenessQueueRequest }
+
+func (s *Server) handleLivenessEnqueue(ctx context.Context, in *livenessQueueInput) (*batchAcceptedOutput, error) {
+	if s.deps.Batches == nil {
+		return nil, unavailable("batches")
+	}
+	req := &in.Body
+	country := seedengine.NormalizeCountry(req.Country)
+	if err := seedengine.ValidateCountry(country); err != nil {
+		return nil, err
+	}
+	size := req.ChunkSize
+	if size == 0 {
+		size = defaultLivenessChunkSize
+	}
+	params, err := json.Marshal(seedengine.LivenessBatchParams{Date: time.Now().UTC().Format(seedengine.DateLayout)})
+	if err != nil {
+		return nil, err
+	}
+	chunks := make([]*seedengine.BatchChunk, 0, (len(req.Domains)+size-1)/size)
+	for start := 0; start < len(req.Domains); start += size {
+		domains := req.Domains[start:min(start+size, len(req.Domains))]
+		input, err := json.Marshal(struct {
+			Domains []string `json:"domains"`
+		}{domains})
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, &seedengine.BatchChunk{Input: input, Items: len(domains)})
+	}
+	b := &seedengine.Batch{
+		Kind:      seedengine.BatchLiveness,
+		Country:   country,
+		ChunkSize: size,
+		Params:    params,
+	}
+	if err := s.deps.Batches.CreateBatch(ctx, b, chunks); err != nil {
+		return nil, err
+	}
+	return &batchAcceptedOutput{Location: "/api/v1/queues/batch/" + url.PathEscape(b.ID), Body: b}, nil
+}
 
 type contractQueueInput struct{ Body domainBatchRequest }
 
@@ -172,19 +228,50 @@ type batchAcceptedOutput struct {
 }
 
 type batchResultsInput struct {
-	BatchID string `path:"batchId" maxLength:"128" pattern:"^[A-Za-z0-9_.:-]+$"`
-	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"1000"`
-	Offset  int    `query:"offset" default:"0" minimum:"0"`
+	BatchID string `path:"batchId" maxLength:"128" pattern:"^[A-Za-z0-9_.:-]+$" doc:"Batch id (ULID or UUIDv7)."`
+	Verdict string `query:"verdict" enum:"alive,blocked,dead,parked" doc:"Only results with this verdict."`
+	Limit   int    `query:"limit" default:"50" minimum:"1" maximum:"1000" doc:"Page size."`
+	Offset  int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
-type chunkList struct {
-	Items  []*seedengine.BatchChunk `json:"items"`
-	Total  int                      `json:"total"`
-	Limit  int                      `json:"limit"`
-	Offset int                      `json:"offset"`
+type livenessResultList struct {
+	Items  []*seedengine.LivenessResult `json:"items" doc:"Per-domain results in domain order."`
+	Total  int                          `json:"total" doc:"Results matching the filter, regardless of limit and offset."`
+	Limit  int                          `json:"limit"`
+	Offset int                          `json:"offset"`
 }
 
-type chunkListOutput struct{ Body chunkList }
+type livenessResultListOutput struct{ Body livenessResultList }
+
+// handleBatchResults pages through the per-domain results of a liveness
+// batch. Other kinds keep their results in the batch itself (GET
+// /api/v1/queues/batch/{batchId}) and in the object store.
+func (s *Server) handleBatchResults(ctx context.Context, in *batchResultsInput) (*livenessResultListOutput, error) {
+	if s.deps.Batches == nil || s.deps.Liveness == nil {
+		return nil, unavailable("batch results")
+	}
+	b, err := s.deps.Batches.FindBatchByID(ctx, in.BatchID)
+	if err != nil {
+		return nil, err
+	}
+	if b.Kind != seedengine.BatchLiveness {
+		return nil, inPath(&seedengine.Error{Code: seedengine.EINVALID, Field: "batchId",
+			Message: "batch " + seedengine.Truncate(b.ID, 64) + " is a " + string(b.Kind) + " batch; per-item results are listed for liveness batches, other kinds hold theirs in the batch result"})
+	}
+	items, total, err := s.deps.Liveness.FindLivenessResults(ctx, seedengine.LivenessFilter{
+		BatchID: b.ID,
+		Verdict: seedengine.Verdict(in.Verdict),
+		Limit:   in.Limit,
+		Offset:  in.Offset,
+	})
+	if err != nil {
+		return nil, inQuery(err)
+	}
+	if items == nil {
+		items = []*seedengine.LivenessResult{}
+	}
+	return &livenessResultListOutput{Body: livenessResultList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+}
 
 type deadLetter struct {
 	ID        string          `json:"id"`

@@ -20,6 +20,7 @@ import (
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
@@ -35,6 +36,7 @@ type stack struct {
 	datasets *dataset.Service
 	domains  *sqlstore.DomainService
 	research *research.Service
+	liveness *sqlstore.LivenessService
 	queue    *jobs.Queue
 }
 
@@ -45,6 +47,7 @@ type stackConfig struct {
 	startQueue bool
 	wrap       func(research.DatasetWriter) research.DatasetWriter
 	jobs       jobs.Config
+	prober     liveness.DomainProber
 }
 
 // withQueue starts the queue, so batches run.
@@ -86,6 +89,10 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	s.queue, err = jobs.New(db.Writer(), string(db.Engine()), s.batchSvc, cfg.jobs)
 	require.NoError(t, err)
 	s.queue.Register(seedengine.BatchResearch, research.ChunkProcessor(s.research))
+	s.liveness = sqlstore.NewLivenessService(db)
+	if cfg.prober != nil {
+		s.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.prober, discover.DefaultClassifier(), s.liveness, blobs))
+	}
 	s.batchSvc.Enqueuer = s.queue
 	if cfg.startQueue {
 		require.NoError(t, s.queue.Start(t.Context()))
@@ -101,6 +108,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Datasets = s.datasets
 		d.Research = s.research
 		d.Domains = s.domains
+		d.Liveness = s.liveness
 	})
 	return s
 }

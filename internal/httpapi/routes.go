@@ -76,11 +76,11 @@ func (s *Server) routeTable() []*route {
 
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
-		plannedRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", "liveness queue", http.StatusAccepted, planned[livenessQueueInput, batchAcceptedOutput]()),
+		apiRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", http.StatusAccepted, handle(s.handleLivenessEnqueue)),
 		plannedRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domains", "contract queue", http.StatusAccepted, planned[contractQueueInput, batchAcceptedOutput]()),
 		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
-		plannedRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-chunk results of a batch", "batch results", 0, planned[batchResultsInput, chunkListOutput]()),
+		apiRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-domain results of a liveness batch, by verdict", 0, handle(s.handleBatchResults)),
 		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state", 0, handle(s.handleQueueStats)),
 		plannedRoute(get, "/api/v1/queues/dead-letters", read, "list-dead-letters", "List jobs that failed for good", "dead letters", 0, planned[deadLetterListInput, deadLetterListOutput]()),
 		plannedRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again", "dead letters", http.StatusAccepted, planned[deadLetterInput, deadLetterOutput]()),
@@ -108,7 +108,7 @@ func (s *Server) routeTable() []*route {
 
 		// Domains.
 		apiRoute(get, "/api/v1/domains", read, "list-domains", "List discovered domains", 0, handle(s.handleDomainList)),
-		apiRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain with the partitions it appeared in", 0, handle(s.handleDomainGet)),
+		apiRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain with the partitions it appeared in and its latest liveness", 0, handle(s.handleDomainGet)),
 
 		// Seeds.
 		plannedRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds", "seeds", 0, planned[seedListInput, seedListOutput]()),

@@ -107,6 +107,7 @@ type Deps struct {
 	Datasets   seedengine.DatasetService
 	Research   seedengine.ResearchService
 	Domains    seedengine.DomainService
+	Liveness   seedengine.LivenessService
 }
 
 // Server is the HTTP API: the route table registered on a net/http

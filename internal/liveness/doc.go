@@ -54,4 +54,12 @@
 // A probe whose context ends never yields dead: the result has an empty
 // Verdict and Reason "canceled", and a batch must treat it as not probed.
 // Markers are tables in markers.go, matched case-insensitively.
+//
+// # Batches
+//
+// [ChunkProcessor] runs the chunks of a liveness batch: it normalises each
+// item through internal/discover, probes the chunk's domains
+// [ChunkConcurrency] at a time, records the results through a
+// seedengine.LivenessService and writes them as JSON lines to one object
+// per chunk (blobstore.LivenessChunkKey); batch.go documents the shapes.
 package liveness

@@ -344,15 +344,31 @@ func (b *batchStmts) close() {
 }
 
 // FindDomainByID returns one domain with its partitions in country,
-// category, date order. ENOTFOUND when there is none.
+// category, date order and the latest liveness of its registrable domain.
+// ENOTFOUND when there is none.
 func (s *DomainService) FindDomainByID(ctx context.Context, id string) (*seedengine.Domain, error) {
+	var (
+		verdict, reason, detail, batchID sql.NullString
+		checked                          scanTime
+	)
 	d, err := scanDomain(s.db.reader.QueryRowContext(ctx,
-		`SELECT `+domainColumns+` FROM domains WHERE domain_id = $1`, id))
+		`SELECT `+qualified("d", domainColumns)+`, l.verdict, l.reason, l.detail, l.checked_at, l.batch_id
+		FROM domains d LEFT JOIN domain_liveness l ON l.domain = d.registrable_domain
+		WHERE d.domain_id = $1`, id), &verdict, &reason, &detail, &checked, &batchID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "domain %q not found", seedengine.Truncate(id, 300))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find domain %q: %w", id, err)
+	}
+	if verdict.Valid {
+		d.Liveness = &seedengine.LivenessSummary{
+			Verdict:   seedengine.Verdict(verdict.String),
+			Reason:    reason.String,
+			Detail:    detail.String,
+			CheckedAt: checked.Time,
+			BatchID:   batchID.String,
+		}
 	}
 	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, category, date FROM domain_partitions
 		WHERE domain_id = $1 ORDER BY country, category, date`, id)
