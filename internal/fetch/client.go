@@ -42,6 +42,10 @@ type Request struct {
 	Header http.Header
 	// NoRedirects returns the first response even when it is a redirect.
 	NoRedirects bool
+	// NoRetryAfterWait returns a 429 or 503 at once instead of waiting out
+	// its Retry-After and retrying, for callers to whom the status itself
+	// is the answer (a liveness probe). The host is still pushed back.
+	NoRetryAfterWait bool
 }
 
 // Hop is one redirect response.
@@ -342,7 +346,7 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 	startHost := u.Hostname()
 	seen := map[string]struct{}{u.String(): {}}
 	for {
-		o, err := c.exchange(ctx, method, u, header, &resp.Duration)
+		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, &resp.Duration)
 		if err != nil {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, err)
 		}
@@ -393,7 +397,7 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 // exchange performs one request to u, waiting for politeness first, and
 // retries once after a 429/503 whose Retry-After is short enough. spent
 // accumulates the time of exchanges that are not returned.
-func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, spent *time.Duration) (*open, error) {
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, spent *time.Duration) (*open, error) {
 	host := normalizeHost(u.Hostname())
 	for attempt := 0; ; attempt++ {
 		sl, err := c.sched.acquire(ctx, host)
@@ -432,7 +436,7 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 			if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok && c.cfg.MaxRetryAfter >= 0 {
 				o.notBefore = time.Now().Add(min(d, c.cfg.MaxRetryAfter))
-				if attempt == 0 && d <= c.cfg.MaxRetryAfter {
+				if attempt == 0 && waitRetryAfter && d <= c.cfg.MaxRetryAfter {
 					c.log.Debug("retry after", "event", "fetch_retry_after", "url", u.String(), "status", resp.StatusCode, "wait", d)
 					*spent += time.Since(o.begin)
 					o.drain()

@@ -187,6 +187,30 @@ func TestRetryAfterHonoured(t *testing.T) {
 	}
 }
 
+func TestRetryAfterNotWaitedWhenAsked(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{respond: func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 0 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	}}
+	srv := startHTTP(t, rec)
+	c := newTestClient(t, Config{})
+	resp, err := c.Do(t.Context(), Request{URL: srv.URL, NoRetryAfterWait: true})
+	require.NoError(t, err)
+	require.Equal(t, 429, resp.Status, "the 429 is the answer")
+	require.Len(t, rec.snapshot(), 1, "not retried")
+
+	// The host is still pushed back by its Retry-After.
+	resp, err = c.Do(t.Context(), Request{URL: srv.URL})
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.Status)
+	requireGaps(t, rec.snapshot(), time.Second)
+}
+
 func TestRetryAfterOnlyOnce(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{respond: func(w http.ResponseWriter, r *http.Request, n int) {

@@ -204,7 +204,9 @@ func (p *Prober) round(ctx context.Context, domain string, round int, res *seede
 // fetch fetches one URL and records the attempt.
 func (p *Prober) fetch(ctx context.Context, url string, round int, res *seedengine.LivenessResult) (*fetch.Response, error) {
 	start := time.Now()
-	resp, err := p.client.Do(ctx, fetch.Request{URL: url, Kind: fetch.KindProbe})
+	// A 429 is already the verdict (blocked); waiting out its Retry-After
+	// would hold the chunk for nothing.
+	resp, err := p.client.Do(ctx, fetch.Request{URL: url, Kind: fetch.KindProbe, NoRetryAfterWait: true})
 	a := seedengine.LivenessAttempt{Round: round, URL: url, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		a.Error, a.Detail = failure(err)
