@@ -147,6 +147,16 @@ type Enqueuer interface {
 	EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *Batch, chunks []*BatchChunk) error
 }
 
+// BatchFinisher is an optional interface of an Enqueuer: when the batch
+// service's Enqueuer implements it, the service calls
+// EnqueueBatchFinishedTx once per batch, inside the transaction that moves
+// the batch to its final status, so whatever follows a batch (merging its
+// output, for example) is queued exactly when the batch finishes, or not at
+// all if that transaction rolls back. b holds the batch as written.
+type BatchFinisher interface {
+	EnqueueBatchFinishedTx(ctx context.Context, tx *sql.Tx, b *Batch) error
+}
+
 // BatchService stores batches and the progress of their chunks.
 type BatchService interface {
 	// CreateBatch assigns b an id if it has none, sets its status to queued

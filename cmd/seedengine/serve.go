@@ -139,6 +139,9 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	if fc != nil {
 		prober := liveness.New(fc, liveness.Config{})
 		a.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(prober, classifier, a.liveness, a.blobs))
+		// Once a batch finishes, its per-chunk JSONL parts are merged into
+		// one {batch}.jsonl.
+		a.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(a.blobs))
 	}
 	a.batchs.Enqueuer = a.queue
 	return a, nil

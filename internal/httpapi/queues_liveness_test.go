@@ -65,7 +65,7 @@ type livenessBatchResult struct {
 	NoVerdict  int                        `json:"no_verdict"`
 	Duplicates int                        `json:"duplicates"`
 	Invalid    []liveness.InvalidItem     `json:"invalid"`
-	Keys       []string                   `json:"keys"`
+	ResultsKey string                     `json:"results_key"`
 }
 
 type livenessPage struct {
@@ -132,26 +132,45 @@ func TestLivenessBatchRuns(t *testing.T) {
 			{Index: 7, Input: "gov:zz:broken.example", Reason: liveness.ReasonInvalidDomainID},
 		}, res.Invalid)
 
-		// One JSONL part per chunk, each line a result.
-		require.Len(t, res.Keys, 3)
-		lines := 0
-		for _, key := range res.Keys {
-			k, err := blobstore.ParseKey(key)
-			require.NoError(t, err)
-			require.Equal(t, blobstore.KindLivenessChunk, k.Kind)
-			require.Equal(t, id, k.BatchID)
-			rd, _, err := s.blobs.NewReader(t.Context(), key)
-			require.NoError(t, err)
-			sc := bufio.NewScanner(rd)
-			for sc.Scan() {
-				var lr seedengine.LivenessResult
-				require.NoError(t, jsonUnmarshal(sc.Bytes(), &lr))
-				require.True(t, lr.Verdict.Valid(), "%+v", lr)
-				lines++
+		// One JSONL part per chunk, each line a result. Once the batch has
+		// finished, its finisher merges the parts, in chunk order, into one
+		// {batch}.jsonl and deletes them, so wait for that.
+		k, err := blobstore.ParseKey(res.ResultsKey)
+		require.NoError(t, err)
+		require.Equal(t, blobstore.KindLiveness, k.Kind)
+		require.Equal(t, id, k.BatchID)
+		mergedKey := res.ResultsKey
+		prefix, err := blobstore.LivenessPrefix("sg", k.Partition.Date)
+		require.NoError(t, err)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var keys []string
+			require.NoError(t, s.blobs.List(t.Context(), prefix+id+".", func(o blobstore.Object) error {
+				keys = append(keys, o.Key)
+				return nil
+			}))
+			if slices.Equal(keys, []string{mergedKey}) {
+				break
 			}
-			require.NoError(t, rd.Close())
+			if time.Now().After(deadline) {
+				t.Fatalf("parts of batch %s not merged into %s: %v", id, mergedKey, keys)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		require.Equal(t, 7, lines)
+		rd, _, err := s.blobs.NewReader(t.Context(), mergedKey)
+		require.NoError(t, err)
+		var merged []string
+		sc := bufio.NewScanner(rd)
+		for sc.Scan() {
+			var lr seedengine.LivenessResult
+			require.NoError(t, jsonUnmarshal(sc.Bytes(), &lr))
+			require.True(t, lr.Verdict.Valid(), "%+v", lr)
+			merged = append(merged, lr.Domain)
+		}
+		require.NoError(t, sc.Err())
+		require.NoError(t, rd.Close())
+		require.Len(t, merged, 7)
+		require.Equal(t, "nxdomain.example", merged[len(merged)-1], "chunk 2's duplicate comes last")
 
 		// Results page in domain order and filter by verdict.
 		var page livenessPage

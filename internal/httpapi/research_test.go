@@ -92,6 +92,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	s.liveness = sqlstore.NewLivenessService(db)
 	if cfg.prober != nil {
 		s.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.prober, discover.DefaultClassifier(), s.liveness, blobs))
+		s.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(blobs))
 	}
 	s.batchSvc.Enqueuer = s.queue
 	if cfg.startQueue {

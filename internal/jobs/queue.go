@@ -133,8 +133,10 @@ const hardStopTimeout = 10 * time.Second
 // still written.
 const bookkeepingTimeout = 30 * time.Second
 
-// Queue runs the chunk jobs of batches on River. It implements
-// seedengine.Enqueuer, seedengine.QueueStatsService and seedengine.Checker.
+// Queue runs the chunk jobs of batches, and the finisher of each finished
+// batch whose kind has one, on River. It implements seedengine.Enqueuer,
+// seedengine.BatchFinisher, seedengine.QueueStatsService and
+// seedengine.Checker.
 type Queue struct {
 	db      *sql.DB
 	engine  string
@@ -149,6 +151,7 @@ type Queue struct {
 
 	mu         sync.RWMutex
 	processors map[seedengine.BatchKind]ChunkProcessor
+	finishers  map[seedengine.BatchKind]BatchFinisherFunc
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -175,6 +178,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 		cfg:        cfg,
 		log:        cfg.Logger,
 		processors: make(map[seedengine.BatchKind]ChunkProcessor),
+		finishers:  make(map[seedengine.BatchKind]BatchFinisherFunc),
 	}
 
 	workers := river.NewWorkers()
@@ -182,6 +186,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &chunkWorker[LivenessChunkArgs]{q: q})
 	river.AddWorker(workers, &chunkWorker[ContractChunkArgs]{q: q})
 	river.AddWorker(workers, &chunkWorker[OrchestrationFileArgs]{q: q})
+	river.AddWorker(workers, &finishWorker{q: q})
 
 	rcfg := &river.Config{
 		FetchCooldown:        cfg.FetchCooldown,

@@ -523,3 +523,68 @@ func TestChunkArgs(t *testing.T) {
 		require.Equal(t, 3, idx)
 	}
 }
+
+func TestQueueRunsFinisherOnce(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		const n = 5
+		var runs counter
+		tb := setup(t, db, testConfig(), map[seedengine.BatchKind]jobs.ChunkProcessor{
+			seedengine.BatchResearch: succeed(&runs),
+			seedengine.BatchContract: succeed(&runs),
+		})
+		type call struct {
+			id     string
+			status seedengine.BatchStatus
+			chunks seedengine.ChunkCounts
+		}
+		var (
+			mu    sync.Mutex
+			calls []call
+			fails atomic.Int32
+		)
+		tb.q.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, b *seedengine.Batch) error {
+			if fails.Add(1) == 1 {
+				return errors.New("first attempt fails")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			calls = append(calls, call{b.ID, b.Status, b.Chunks})
+			return nil
+		})
+		require.Panics(t, func() {
+			tb.q.RegisterFinisher(seedengine.BatchResearch, func(context.Context, *seedengine.Batch) error { return nil })
+		})
+		require.Panics(t, func() { tb.q.RegisterFinisher("nope", func(context.Context, *seedengine.Batch) error { return nil }) })
+		start(t, tb)
+		require.Panics(t, func() {
+			tb.q.RegisterFinisher(seedengine.BatchLiveness, func(context.Context, *seedengine.Batch) error { return nil })
+		})
+
+		// A kind without a finisher queues no batch_finished job.
+		other, otherChunks := newBatch(2)
+		other.Kind = seedengine.BatchContract
+		require.NoError(t, tb.bs.CreateBatch(t.Context(), other, otherChunks))
+		waitBatch(t, tb.bs, other.ID, 30*time.Second)
+
+		b, chunks := newBatch(n)
+		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.Equal(t, map[string]int{}, jobStates(t, tb.q, "batch_finished"), "no finisher job before the batch finishes")
+		waitBatch(t, tb.bs, b.ID, 30*time.Second)
+
+		deadline := time.Now().Add(30 * time.Second)
+		for jobStates(t, tb.q, "batch_finished")["completed"] == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("batch_finished job not completed: %v", jobStates(t, tb.q, "batch_finished"))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		mu.Lock()
+		got := append([]call(nil), calls...)
+		mu.Unlock()
+		require.Equal(t, []call{{b.ID, seedengine.BatchCompleted, seedengine.ChunkCounts{Total: n, Done: n}}}, got)
+		require.EqualValues(t, 2, fails.Load(), "one failed attempt, retried once")
+		require.Equal(t, map[string]int{"completed": 1}, jobStates(t, tb.q, "batch_finished"),
+			"one job for the batch with a finisher, none for the other")
+	})
+}

@@ -45,13 +45,15 @@ type InvalidItem struct {
 // item of a chunk is counted once: in Verdicts (a domain probed with a
 // verdict), NoVerdict (probed, no verdict could be given), Duplicates (the
 // same registrable domain as an earlier item of the chunk, not probed
-// again) or Invalid. Keys are the JSONL objects written.
+// again) or Invalid. ResultsKey is where the batch's JSONL results are once
+// it has finished: each chunk writes a part, and the batch's finisher merges
+// the parts into that one object and deletes them.
 type ChunkResult struct {
 	Verdicts   map[seedengine.Verdict]int `json:"verdicts"`
 	NoVerdict  int                        `json:"no_verdict"`
 	Duplicates int                        `json:"duplicates"`
 	Invalid    []InvalidItem              `json:"invalid"`
-	Keys       []string                   `json:"keys"`
+	ResultsKey string                     `json:"results_key,omitempty"`
 }
 
 // DomainProber probes one domain; *Prober is one.
@@ -87,25 +89,20 @@ type target struct {
 // fail the attempt, so the queue retries it.
 func ChunkProcessor(p DomainProber, classifier *discover.Classifier, store seedengine.LivenessService, objects ObjectWriter) func(context.Context, *seedengine.Batch, *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
 	return func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
-		var params seedengine.LivenessBatchParams
-		if len(b.Params) > 0 {
-			if err := json.Unmarshal(b.Params, &params); err != nil {
-				return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "liveness batch %s: params are not valid: %v", b.ID, err)
-			}
-		}
-		if params.Date == "" {
-			params.Date = b.CreatedAt.UTC().Format("2006-01-02")
+		date, err := batchDate(b)
+		if err != nil {
+			return seedengine.ChunkOutcome{}, err
 		}
 		var in ChunkInput
 		if err := json.Unmarshal(c.Input, &in); err != nil {
 			return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "liveness batch %s chunk %d: input is not {\"domains\": [...]}: %v", b.ID, c.Index, err)
 		}
-		key, err := blobstore.LivenessChunkKey(b.Country, params.Date, b.ID, c.Index)
+		key, err := blobstore.LivenessChunkKey(b.Country, date, b.ID, c.Index)
 		if err != nil {
 			return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: %w", b.ID, c.Index, err)
 		}
 
-		out := ChunkResult{Verdicts: map[seedengine.Verdict]int{}, Invalid: []InvalidItem{}, Keys: []string{}}
+		out := ChunkResult{Verdicts: map[seedengine.Verdict]int{}, Invalid: []InvalidItem{}}
 		offset := c.Index * b.ChunkSize
 		var targets []target
 		firstOf := map[string]int{} // domain → index in targets
@@ -139,7 +136,9 @@ func ChunkProcessor(p DomainProber, classifier *discover.Classifier, store seede
 			if _, err := objects.Put(ctx, key, &jsonl, "application/x-ndjson"); err != nil {
 				return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: write %s: %w", b.ID, c.Index, key, err)
 			}
-			out.Keys = append(out.Keys, key)
+			if out.ResultsKey, err = blobstore.LivenessKey(b.Country, date, b.ID); err != nil {
+				return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: %w", b.ID, c.Index, err)
+			}
 			if err := store.RecordLivenessResults(ctx, b.ID, results); err != nil {
 				return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: %w", b.ID, c.Index, err)
 			}

@@ -99,7 +99,7 @@ func TestChunkProcessor(t *testing.T) {
 		{Index: 23, Input: "mil:xx:a.example", Reason: liveness.ReasonInvalidDomainID},
 	}, res.Invalid, "indexes count from the start of the batch")
 	key := "prod/liveness/country=sg/date=2026-01-28/B1.part-00002.jsonl"
-	require.Equal(t, []string{key}, res.Keys)
+	require.Equal(t, "prod/liveness/country=sg/date=2026-01-28/B1.jsonl", res.ResultsKey, "where the finisher merges the parts")
 	require.Equal(t, 1, p.probes["alive.example"], "a duplicate is probed once")
 	require.Equal(t, "com:sg:shop.example", store.results["shop.example"].DomainID, "a domain_id keeps its id")
 	require.Len(t, store.results, 4)

@@ -45,7 +45,9 @@ const chunkColumns = `batch_id, chunk_index, status, input, items, result,
 type BatchService struct {
 	// Enqueuer inserts the jobs of a new batch inside CreateBatch's
 	// transaction. It is set after construction because the queue is built
-	// on top of the store; CreateBatch fails while it is nil.
+	// on top of the store; CreateBatch fails while it is nil. When it also
+	// implements seedengine.BatchFinisher, it is called once per batch in
+	// the transaction that gives the batch its final status.
 	Enqueuer seedengine.Enqueuer
 
 	db *DB
@@ -456,6 +458,7 @@ func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string
 // counting rows would make every completion cost as much as the batch has
 // chunks.
 func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) error {
+	finished := false
 	if !b.Status.Finished() {
 		if b.StartedAt == nil {
 			b.StartedAt = &now
@@ -464,6 +467,7 @@ func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengin
 		if b.Chunks.Done+b.Chunks.Failed >= b.Chunks.Total {
 			b.Status = finalStatus(b)
 			b.FinishedAt = &now
+			finished = true
 		}
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE batches
@@ -472,7 +476,18 @@ func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengin
 		WHERE id = $1`,
 		b.ID, string(b.Status), b.Chunks.Done, b.Chunks.Failed, b.Items.Succeeded, b.Items.Failed,
 		jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
-	return err
+	if err != nil || !finished {
+		return err
+	}
+	// The batch moved to its final status in this transaction, under its
+	// row lock, which happens once per batch: queue what follows it here,
+	// so it commits (or rolls back) with the status.
+	if f, ok := s.Enqueuer.(seedengine.BatchFinisher); ok {
+		if err := f.EnqueueBatchFinishedTx(ctx, tx, b); err != nil {
+			return fmt.Errorf("enqueue batch finished: %w", err)
+		}
+	}
+	return nil
 }
 
 // finalStatus is the status of a batch none of whose chunks is open.

@@ -611,3 +611,86 @@ func TestCompleteBatchChunksConcurrently(t *testing.T) {
 		require.Len(t, result.Keys, n)
 	})
 }
+
+// finishingEnqueuer is a fakeEnqueuer that is also a seedengine.BatchFinisher:
+// it records each call and the batch status visible in the transaction.
+type finishingEnqueuer struct {
+	fakeEnqueuer
+	finishErr error
+
+	fmu      sync.Mutex
+	finished []finishCall
+}
+
+type finishCall struct {
+	batchID  string
+	status   seedengine.BatchStatus // as handed over
+	statusTx string                 // as read inside the transaction
+}
+
+func (e *finishingEnqueuer) EnqueueBatchFinishedTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch) error {
+	var st string
+	if err := tx.QueryRowContext(ctx, `SELECT status FROM batches WHERE id = $1`, b.ID).Scan(&st); err != nil {
+		return err
+	}
+	e.fmu.Lock()
+	defer e.fmu.Unlock()
+	e.finished = append(e.finished, finishCall{batchID: b.ID, status: b.Status, statusTx: st})
+	return e.finishErr
+}
+
+func (e *finishingEnqueuer) Finished() []finishCall {
+	e.fmu.Lock()
+	defer e.fmu.Unlock()
+	return append([]finishCall(nil), e.finished...)
+}
+
+func TestBatchFinisherCalledOnceInTx(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		enq := &finishingEnqueuer{}
+		s := sqlstore.NewBatchService(db)
+		s.Enqueuer = enq
+		out := seedengine.ChunkOutcome{Succeeded: 2, Result: json.RawMessage(`{"n":2}`)}
+
+		// Completed through CompleteBatchChunk: called once, on the last chunk.
+		b := createBatch(t, s, seedengine.BatchLiveness, 2, 2)
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 0))
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 0, out, nil))
+		require.Empty(t, enq.Finished(), "not called while a chunk is open")
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 1))
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 1, out, nil))
+		want := []finishCall{{batchID: b.ID, status: seedengine.BatchCompleted, statusTx: string(seedengine.BatchCompleted)}}
+		require.Equal(t, want, enq.Finished())
+		// Redelivered outcomes of a finished batch do not call it again.
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 1, out, nil))
+		require.NoError(t, s.FailBatchChunk(ctx, b.ID, 0, "late", true))
+		require.Equal(t, want, enq.Finished())
+
+		// Failed through FailBatchChunk: called once, with the final status.
+		f := createBatch(t, s, seedengine.BatchResearch, 1, 1)
+		require.NoError(t, s.FailBatchChunk(ctx, f.ID, 0, "boom", false))
+		require.Len(t, enq.Finished(), 1, "a retryable failure does not finish the batch")
+		require.NoError(t, s.FailBatchChunk(ctx, f.ID, 0, "boom", true))
+		require.NoError(t, s.FailBatchChunk(ctx, f.ID, 1, "boom", true))
+		require.NoError(t, s.FailBatchChunk(ctx, f.ID, 1, "boom", true))
+		want = append(want, finishCall{batchID: f.ID, status: seedengine.BatchFailed, statusTx: string(seedengine.BatchFailed)})
+		require.Equal(t, want, enq.Finished())
+
+		// An error rolls the final chunk's outcome back with it.
+		r := createBatch(t, s, seedengine.BatchLiveness, 2)
+		enq.finishErr = errors.New("queue down")
+		err := s.CompleteBatchChunk(ctx, r.ID, 0, out, nil)
+		require.ErrorContains(t, err, "queue down")
+		got := findBatch(t, s, r.ID)
+		require.Equal(t, seedengine.BatchQueued, got.Status)
+		require.Equal(t, seedengine.ChunkQueued, findChunk(t, s, r.ID, 0).Status)
+		enq.finishErr = nil
+		require.NoError(t, s.CompleteBatchChunk(ctx, r.ID, 0, out, nil))
+		require.Equal(t, seedengine.BatchCompleted, findBatch(t, s, r.ID).Status)
+		finished := enq.Finished()
+		require.Len(t, finished, 4, "the rolled-back call and the committed one")
+		require.Equal(t, r.ID, finished[3].batchID)
+	})
+}
