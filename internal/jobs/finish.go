@@ -36,21 +36,7 @@ func (BatchFinishedArgs) Kind() string { return "batch_finished" }
 // registered twice or a queue already started, all of which are wiring
 // mistakes.
 func (q *Queue) RegisterFinisher(kind seedengine.BatchKind, fn func(ctx context.Context, b *seedengine.Batch) error) {
-	if !kind.Valid() {
-		panic(fmt.Sprintf("jobs: RegisterFinisher of unknown batch kind %q", kind))
-	}
-	if fn == nil {
-		panic(fmt.Sprintf("jobs: RegisterFinisher of a nil finisher for %q", kind))
-	}
-	if q.state.Load() != stateIdle {
-		panic(fmt.Sprintf("jobs: RegisterFinisher of %q after Start", kind))
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if _, dup := q.finishers[kind]; dup {
-		panic(fmt.Sprintf("jobs: RegisterFinisher of %q twice", kind))
-	}
-	q.finishers[kind] = fn
+	register(q, "RegisterFinisher", q.finishers, kind, BatchFinisherFunc(fn), fn == nil)
 }
 
 func (q *Queue) finisher(kind seedengine.BatchKind) BatchFinisherFunc {

@@ -221,21 +221,27 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 // Start; it panics for an unknown kind, a nil processor, a kind registered
 // twice or a queue already started, all of which are wiring mistakes.
 func (q *Queue) Register(kind seedengine.BatchKind, p ChunkProcessor) {
+	register(q, "Register", q.processors, kind, p, p == nil)
+}
+
+// register adds fn to m under kind for Register and RegisterFinisher,
+// panicking on the wiring mistakes both document.
+func register[F any](q *Queue, method string, m map[seedengine.BatchKind]F, kind seedengine.BatchKind, fn F, isNil bool) {
 	if !kind.Valid() {
-		panic(fmt.Sprintf("jobs: Register of unknown batch kind %q", kind))
+		panic(fmt.Sprintf("jobs: %s of unknown batch kind %q", method, kind))
 	}
-	if p == nil {
-		panic(fmt.Sprintf("jobs: Register of a nil processor for %q", kind))
+	if isNil {
+		panic(fmt.Sprintf("jobs: %s of a nil function for %q", method, kind))
 	}
 	if q.state.Load() != stateIdle {
-		panic(fmt.Sprintf("jobs: Register of %q after Start", kind))
+		panic(fmt.Sprintf("jobs: %s of %q after Start", method, kind))
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if _, dup := q.processors[kind]; dup {
-		panic(fmt.Sprintf("jobs: Register of %q twice", kind))
+	if _, dup := m[kind]; dup {
+		panic(fmt.Sprintf("jobs: %s of %q twice", method, kind))
 	}
-	q.processors[kind] = p
+	m[kind] = fn
 }
 
 func (q *Queue) processor(kind seedengine.BatchKind) ChunkProcessor {
