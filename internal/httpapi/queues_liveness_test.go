@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -15,9 +14,9 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
-	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -31,28 +30,7 @@ func withProber(p liveness.DomainProber) stackOption {
 // reaches it (and nothing beyond 127.0.0.1) as cmd/seedengine wires one.
 func simProber(t *testing.T, sites []simweb.Site) *liveness.Prober {
 	t.Helper()
-	w, err := simweb.Start(simweb.Config{Seed: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.Close() })
-	for _, s := range sites {
-		w.AddSite(s)
-	}
-	ca, err := w.WriteCAFile(t.TempDir())
-	require.NoError(t, err)
-	c, err := fetch.New(fetch.Config{
-		Version:        "test",
-		DNSServer:      w.DNSAddr(),
-		ConnectTo:      w.ConnectTo(),
-		ExtraCAFile:    ca,
-		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
-		PerHostDelay:   fetch.NoPerHostDelay,
-		ConnectTimeout: 2 * time.Second,
-		DNSTimeout:     400 * time.Millisecond,
-		RequestTimeout: 1500 * time.Millisecond,
-		MaxRetryAfter:  10 * time.Millisecond,
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
+	_, c := simwebtest.Client(t, sites, 1500*time.Millisecond)
 	return liveness.New(c, liveness.Config{RetryDelay: 10 * time.Millisecond})
 }
 

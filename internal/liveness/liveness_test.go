@@ -2,7 +2,6 @@ package liveness_test
 
 import (
 	"context"
-	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,37 +11,15 @@ import (
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
 	"github.com/stretchr/testify/require"
 )
 
 // setup starts a simulated web with sites and returns it with a client
-// wired to it as cmd/seedengine wires one. requestTimeout bounds each
-// exchange (short enough for the slow scenario to time out).
+// wired to it as cmd/seedengine wires one.
 func setup(t *testing.T, sites []simweb.Site, requestTimeout time.Duration) (*simweb.Web, *fetch.Client) {
 	t.Helper()
-	w, err := simweb.Start(simweb.Config{Seed: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.Close() })
-	for _, s := range sites {
-		w.AddSite(s)
-	}
-	ca, err := w.WriteCAFile(t.TempDir())
-	require.NoError(t, err)
-	c, err := fetch.New(fetch.Config{
-		Version:        "test",
-		DNSServer:      w.DNSAddr(),
-		ConnectTo:      w.ConnectTo(),
-		ExtraCAFile:    ca,
-		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
-		PerHostDelay:   fetch.NoPerHostDelay,
-		ConnectTimeout: 2 * time.Second,
-		DNSTimeout:     400 * time.Millisecond,
-		RequestTimeout: requestTimeout,
-		MaxRetryAfter:  10 * time.Millisecond,
-	})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return w, c
+	return simwebtest.Client(t, sites, requestTimeout)
 }
 
 func host(sc simweb.Scenario) string {
