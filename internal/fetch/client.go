@@ -46,6 +46,14 @@ type Request struct {
 	// its Retry-After and retrying, for callers to whom the status itself
 	// is the answer (a liveness probe). The host is still pushed back.
 	NoRetryAfterWait bool
+	// MaxRedirects, when above zero, lowers the client's redirect limit
+	// for this fetch (robots.txt follows at most 5, RFC 9309).
+	MaxRedirects int
+	// Admit, when set, is called before every exchange of the fetch (each
+	// redirect hop and each Retry-After retry) and before waiting for
+	// politeness; an error stops the fetch with a budget_exhausted *Error
+	// wrapping it. Callers hold a fetch to a request budget with it.
+	Admit func() error
 }
 
 // Hop is one redirect response.
@@ -342,11 +350,15 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 	header.Set("User-Agent", c.ua)
 	header.Set("Accept-Encoding", acceptEncoding)
 
+	maxRedirects := c.cfg.MaxRedirects
+	if req.MaxRedirects > 0 && req.MaxRedirects < maxRedirects {
+		maxRedirects = req.MaxRedirects
+	}
 	resp := &Response{URL: req.URL}
 	startHost := u.Hostname()
 	seen := map[string]struct{}{u.String(): {}}
 	for {
-		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, &resp.Duration)
+		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, req.Admit, &resp.Duration)
 		if err != nil {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, err)
 		}
@@ -374,8 +386,8 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		switch {
 		case perr != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Hostname() == "":
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonBadRedirect, Err: fmt.Errorf("unusable Location %q", loc)})
-		case len(resp.Redirects) > c.cfg.MaxRedirects:
-			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Err: fmt.Errorf("stopped after %d redirects", c.cfg.MaxRedirects)})
+		case len(resp.Redirects) > maxRedirects:
+			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Err: fmt.Errorf("stopped after %d redirects", maxRedirects)})
 		}
 		if _, ok := seen[next.String()]; ok {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Detail: "loop", Err: fmt.Errorf("redirect loop back to %s", next)})
@@ -397,9 +409,14 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 // exchange performs one request to u, waiting for politeness first, and
 // retries once after a 429/503 whose Retry-After is short enough. spent
 // accumulates the time of exchanges that are not returned.
-func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, spent *time.Duration) (*open, error) {
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, admit func() error, spent *time.Duration) (*open, error) {
 	host := normalizeHost(u.Hostname())
 	for attempt := 0; ; attempt++ {
+		if admit != nil {
+			if err := admit(); err != nil {
+				return nil, &Error{Reason: ReasonBudget, Err: err}
+			}
+		}
 		sl, err := c.sched.acquire(ctx, host)
 		if err != nil {
 			return nil, &Error{Reason: ReasonCanceled, Detail: "queued", Err: err}

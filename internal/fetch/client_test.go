@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -451,4 +452,38 @@ func TestCanceledIsNotTheServersFault(t *testing.T) {
 	// Canceled while queued behind another request to the same host.
 	_, err = c.Do(ctx, Request{URL: srv.URL})
 	require.Equal(t, ReasonCanceled, reasonOf(t, err).Reason)
+}
+
+func TestRequestRedirectLimitAndAdmit(t *testing.T) {
+	t.Parallel()
+	mux, log := redirectSite(t)
+	srv := startHTTP(t, mux)
+	c := newTestClient(t, Config{ConnectTo: []string{routeTo(t, srv)}})
+
+	// A per-request limit below the client's: robots.txt follows five.
+	_, err := c.Do(t.Context(), Request{URL: "http://r.test/n/0", MaxRedirects: 5})
+	fe := reasonOf(t, err)
+	require.Equal(t, ReasonTooManyRedirects, fe.Reason)
+	require.Len(t, fe.Redirects, 6, "five followed, the sixth refused")
+	// Above the client's limit it changes nothing.
+	_, err = c.Do(t.Context(), Request{URL: "http://r.test/n/100", MaxRedirects: 50})
+	require.Len(t, reasonOf(t, err).Redirects, 11)
+
+	// Admit is asked before every exchange; its refusal ends the fetch
+	// before the request is sent.
+	before := len(*log)
+	budget := 3
+	admit := func() error {
+		if budget == 0 {
+			return errors.New("request budget spent")
+		}
+		budget--
+		return nil
+	}
+	_, err = c.Do(t.Context(), Request{URL: "http://r.test/n/200", Admit: admit})
+	fe = reasonOf(t, err)
+	require.Equal(t, ReasonBudget, fe.Reason)
+	require.ErrorContains(t, err, "request budget spent")
+	require.Len(t, fe.Redirects, 3)
+	require.Len(t, *log, before+3, "no request past the budget")
 }

@@ -63,6 +63,9 @@ const (
 	// The caller's context was canceled or reached its deadline; the
 	// server is not to blame.
 	ReasonCanceled = "canceled"
+	// The request's Admit hook refused another exchange: the caller's
+	// request budget is spent.
+	ReasonBudget = "budget_exhausted"
 	// Any other network failure.
 	ReasonNetwork = "network_error"
 )
