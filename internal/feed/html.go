@@ -1,0 +1,491 @@
+package feed
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// Source says where a candidate was found.
+type Source string
+
+// Candidate sources.
+const (
+	// SourceLinkAlternate is an HTML <link rel="alternate"> with a feed type.
+	SourceLinkAlternate Source = "link_alternate"
+	// SourceLinkHeader is an HTTP Link header with rel="alternate" and a feed type.
+	SourceLinkHeader Source = "link_header"
+	// SourceAnchor is an HTML <a href> that looks like a feed.
+	SourceAnchor Source = "anchor"
+	// SourceWellKnown is a path from [WellKnownPaths].
+	SourceWellKnown Source = "well_known"
+)
+
+// Candidate is a URL that may be a feed. It counts only once fetched and
+// parsed with [Parse].
+type Candidate struct {
+	URL    string // absolute http(s), fragment removed
+	Source Source
+	Type   string // declared MIME type, lower case, without parameters; "" when none
+	Title  string // link title or anchor text, whitespace collapsed, at most 200 characters
+}
+
+// Section is a link on a page to a likely news or press section of the same
+// site.
+type Section struct {
+	URL         string  // absolute http(s), fragment removed
+	Text        string  // anchor text, whitespace collapsed, at most 200 characters
+	Score       float64 // in (0, 1]; higher is more likely the site's news listing
+	ContentType string  // [ContentTypeOf] the URL and text
+}
+
+// Page is what [FromHTML] found on a page.
+type Page struct {
+	Feeds     []Candidate // de-duplicated by URL, in document order, comment feeds dropped
+	Sections  []Section   // same site only, by Score descending then document order, at most 10
+	Base      string      // effective base URL (<base href> honoured)
+	Truncated bool        // the document was cut at maxBytes (or was exactly that long)
+}
+
+// DefaultMaxHTMLBytes is the read limit [FromHTML] uses when maxBytes <= 0.
+const DefaultMaxHTMLBytes = 4 << 20
+
+// maxTitle caps Candidate.Title and Section.Text, in characters.
+const maxTitle = 200
+
+// maxAnchorText caps the bytes of anchor text collected before trimming.
+const maxAnchorText = 1024
+
+// rawLink is a link as found, resolved once the base is known.
+type rawLink struct {
+	href  string
+	typ   string
+	title string
+	src   Source // SourceLinkAlternate or SourceAnchor
+}
+
+// FromHTML extracts feed candidates and section links from an HTML document.
+// pageURL is the URL the page was fetched from (the final URL after
+// redirects) and must be absolute http(s). It reads at most maxBytes from r
+// (DefaultMaxHTMLBytes when maxBytes <= 0) with the streaming tokenizer of
+// golang.org/x/net/html and never fails on bad HTML: it returns what it found.
+// The error is non-nil only for an unusable pageURL or a read error from r,
+// in which case the Page holds what was found before the error.
+func FromHTML(pageURL string, r io.Reader, maxBytes int64) (Page, error) {
+	page, err := parseAbs(pageURL)
+	if err != nil {
+		return Page{}, fmt.Errorf("page url %q: %w", pageURL, err)
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxHTMLBytes
+	}
+	cr := &countingReader{r: io.LimitReader(r, maxBytes)}
+	z := html.NewTokenizer(cr)
+
+	var (
+		links   []rawLink
+		baseRaw string
+		haveB   bool
+		inA     bool
+		aHref   string
+		aText   []byte
+		aTitle  string
+	)
+	endAnchor := func() {
+		if inA {
+			t := string(aText)
+			if strings.TrimSpace(t) == "" {
+				t = aTitle // an icon link: <a href="/feed" title="RSS"></a>
+			}
+			links = append(links, rawLink{href: aHref, title: t, src: SourceAnchor})
+			inA, aHref, aText, aTitle = false, "", aText[:0], ""
+		}
+	}
+	var readErr error
+loop:
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if err := z.Err(); !errors.Is(err, io.EOF) {
+				readErr = err
+			}
+			break loop
+		case html.TextToken:
+			if inA && len(aText) < maxAnchorText {
+				aText = append(aText, z.Text()...)
+			}
+		case html.StartTagToken, html.SelfClosingTagToken, html.EndTagToken:
+			// TagName and TagAttr allocate; look at the raw bytes first and
+			// skip the tags that do not matter (most of them).
+			if !interestingTag(z.Raw()) {
+				continue
+			}
+			name, hasAttr := z.TagName()
+			if tt == html.EndTagToken {
+				if string(name) == "a" {
+					endAnchor()
+				}
+				continue
+			}
+			switch string(name) {
+			case "base":
+				if haveB {
+					continue
+				}
+				if a := attrs(z, hasAttr); a.hasHref {
+					baseRaw, haveB = a.href, true
+				}
+			case "link":
+				a := attrs(z, hasAttr)
+				if l, ok := alternateLink(a); ok {
+					links = append(links, l)
+				}
+			case "a":
+				endAnchor() // <a> cannot nest; an unclosed one ends here
+				a := attrs(z, hasAttr)
+				if a.hasHref {
+					inA, aHref, aTitle = true, a.href, a.title
+				}
+			case "img":
+				if inA && len(aText) < maxAnchorText {
+					a := attrs(z, hasAttr)
+					if a.alt != "" {
+						aText = append(aText, ' ')
+						aText = append(aText, a.alt...)
+					}
+				}
+			}
+		}
+	}
+	endAnchor()
+
+	base := page
+	if haveB {
+		if b, err := page.Parse(strings.TrimSpace(baseRaw)); err == nil && (b.Scheme == "http" || b.Scheme == "https") && b.Host != "" {
+			base = b
+		}
+	}
+	out := Page{Base: base.String(), Truncated: cr.n >= maxBytes}
+	seenFeed := map[string]bool{}
+	secIdx := map[string]int{}
+	done := make(map[rawLink]bool, len(links))
+	for _, l := range links {
+		if done[l] {
+			continue // same element again (menus repeat links): same outcome
+		}
+		done[l] = true
+		u, ok := resolve(base, l.href)
+		if !ok {
+			continue
+		}
+		title := cleanText(l.title)
+		us := u.String()
+		isFeed := l.src == SourceLinkAlternate
+		if l.src == SourceAnchor {
+			isFeed = looksLikeFeedURL(u) || isFeedWord(title)
+		}
+		if isFeed {
+			c := Candidate{URL: us, Source: l.src, Type: l.typ, Title: title}
+			if !seenFeed[us] && !IsCommentFeed(c) {
+				out.Feeds = append(out.Feeds, c)
+			}
+			seenFeed[us] = true
+			continue
+		}
+		if l.src != SourceAnchor || !sameSite(u, page) {
+			continue
+		}
+		s := sectionScore(u, title)
+		if s <= 0 {
+			continue
+		}
+		if i, ok := secIdx[us]; ok {
+			if s > out.Sections[i].Score {
+				out.Sections[i].Score, out.Sections[i].Text = s, title
+				out.Sections[i].ContentType = ContentTypeOf(us, title)
+			}
+			continue
+		}
+		secIdx[us] = len(out.Sections)
+		out.Sections = append(out.Sections, Section{URL: us, Text: title, Score: s, ContentType: ContentTypeOf(us, title)})
+	}
+	slices.SortStableFunc(out.Sections, func(a, b Section) int { return cmp.Compare(b.Score, a.Score) })
+	if len(out.Sections) > maxSections {
+		out.Sections = slices.Clip(out.Sections[:maxSections])
+	}
+	if readErr != nil {
+		return out, fmt.Errorf("read html: %w", readErr)
+	}
+	return out, nil
+}
+
+// alternateLink returns the feed link a <link> element declares, if any.
+func alternateLink(a tagAttrs) (rawLink, bool) {
+	href := a.href
+	if strings.TrimSpace(href) == "" {
+		return rawLink{}, false
+	}
+	alt := false
+	for _, r := range strings.Fields(strings.ToLower(a.rel)) {
+		if r == "alternate" || r == "alternative" {
+			alt = true
+		}
+		if r == "stylesheet" || r == "icon" {
+			return rawLink{}, false
+		}
+	}
+	if !alt {
+		return rawLink{}, false
+	}
+	typ := mediaType(a.typ)
+	title := a.title
+	l := rawLink{href: href, typ: typ, title: title, src: SourceLinkAlternate}
+	switch {
+	case LooksLikeFeedType(typ):
+		return l, true
+	case typ == "application/json":
+		lh := strings.ToLower(href)
+		if strings.TrimSpace(title) == "" || strings.Contains(lh, "wp-json") || strings.Contains(lh, "rest_route=") ||
+			strings.EqualFold(strings.TrimSpace(title), "json") {
+			return rawLink{}, false
+		}
+		return l, true
+	case typ == "text/xml" || typ == "application/xml":
+		if LooksLikeFeedURL(strings.TrimSpace(href)) {
+			return l, true
+		}
+	}
+	return rawLink{}, false
+}
+
+// interestingTag reports whether a raw start or end tag is <a>, <base>,
+// <link> or <img>, without allocating.
+func interestingTag(raw []byte) bool {
+	raw = bytes.TrimPrefix(raw, []byte("<"))
+	raw = bytes.TrimPrefix(raw, []byte("/"))
+	var name [4]byte
+	n := 0
+	for ; n < len(raw); n++ {
+		c := raw[n]
+		if c == ' ' || c == '>' || c == '/' || c == '\t' || c == '\n' || c == '\r' || c == '\f' {
+			break
+		}
+		if n == len(name) {
+			return false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		name[n] = c
+	}
+	switch string(name[:n]) {
+	case "a", "base", "link", "img":
+		return true
+	}
+	return false
+}
+
+// tagAttrs holds the attributes FromHTML looks at.
+type tagAttrs struct {
+	href, rel, typ, title, alt string
+	hasHref                    bool
+}
+
+// attrs reads a tag's attributes, keeping the first of each that FromHTML
+// uses. It allocates only for those.
+func attrs(z *html.Tokenizer, more bool) tagAttrs {
+	var a tagAttrs
+	var seen [6]bool
+	for more {
+		var k, v []byte
+		k, v, more = z.TagAttr()
+		i := -1
+		switch string(k) {
+		case "href":
+			i = 0
+		case "rel":
+			i = 1
+		case "type":
+			i = 2
+		case "title":
+			i = 3
+		case "alt":
+			i = 4
+		}
+		if i < 0 || seen[i] {
+			continue
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			a.href, a.hasHref = string(v), true
+		case 1:
+			a.rel = string(v)
+		case 2:
+			a.typ = string(v)
+		case 3:
+			a.title = string(v)
+		case 4:
+			a.alt = string(v)
+		}
+	}
+	return a
+}
+
+// feedWords are anchor texts that name a feed.
+var feedWords = map[string]bool{
+	"rss": true, "atom": true, "feed": true, "rss feed": true, "rss feeds": true, "atom feed": true,
+	"news feed": true, "subscribe via rss": true, "subscribe to rss": true, "rss-feed": true,
+	"flux rss": true, "fil rss": true, "rss 2.0": true, "json feed": true,
+}
+
+// isFeedWord reports whether an anchor text names a feed.
+func isFeedWord(text string) bool {
+	if len(text) > 60 || !(containsFoldASCII(text, "rss") || containsFoldASCII(text, "atom") || containsFoldASCII(text, "feed")) {
+		return false
+	}
+	t := normText(text)
+	if feedWords[t] {
+		return true
+	}
+	ws := words(t)
+	return len(ws) <= 3 && slices.Contains(ws, "rss")
+}
+
+// cleanText collapses whitespace, repairs UTF-8 and caps the length.
+func cleanText(s string) string {
+	if isClean(s) {
+		return s
+	}
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > maxTitle {
+		n := 0
+		for i := range s {
+			if n == maxTitle {
+				s = strings.TrimSpace(s[:i])
+				break
+			}
+			n++
+		}
+	}
+	return s
+}
+
+// parseAbs parses an absolute http(s) URL.
+func parseAbs(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, errors.New("not an absolute http(s) url")
+	}
+	return u, nil
+}
+
+// resolve resolves an href against base the way a browser would (leading and
+// trailing spaces trimmed, tabs and newlines removed), rewrites the feed:
+// pseudo-scheme, keeps http(s) only, drops the fragment and default port and
+// lower-cases the host.
+func resolve(base *url.URL, href string) (*url.URL, bool) {
+	href = strings.TrimSpace(href)
+	if strings.ContainsAny(href, "\t\r\n") {
+		href = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\r' || r == '\n' {
+				return -1
+			}
+			return r
+		}, href)
+	}
+	if href == "" || href[0] == '#' {
+		return nil, false
+	}
+	if len(href) > 5 && strings.EqualFold(href[:5], "feed:") {
+		rest := href[5:]
+		if strings.HasPrefix(rest, "//") {
+			href = "http:" + rest
+		} else {
+			href = rest // feed:https://example.com/rss
+		}
+	}
+	u, err := base.Parse(href)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return nil, false
+	}
+	u.Fragment, u.RawFragment = "", ""
+	u.Host = strings.ToLower(u.Host)
+	if p := u.Port(); (p == "80" && u.Scheme == "http") || (p == "443" && u.Scheme == "https") {
+		u.Host = strings.TrimSuffix(u.Host, ":"+p)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u, true
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// isClean reports whether cleanText would return s unchanged: short, valid
+// UTF-8, single ASCII spaces between words and none at the ends.
+func isClean(s string) bool {
+	if len(s) > maxTitle || (s != "" && (s[0] == ' ' || s[len(s)-1] == ' ')) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return false // let the slow path check UTF-8 and Unicode spaces
+		case c == ' ':
+			if s[i+1] == ' ' {
+				return false
+			}
+		case c < 0x20 || c == 0x7f:
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains the lower-case ASCII word sub,
+// ignoring ASCII case, without allocating.
+func containsFoldASCII(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for ; j < len(sub); j++ {
+			c := s[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != sub[j] {
+				break
+			}
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
