@@ -1,0 +1,186 @@
+package contract
+
+import (
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Candidate kinds.
+const (
+	KindFeed    = "feed"
+	KindSitemap = "sitemap"
+	KindSection = "section"
+)
+
+// Where a candidate was found, beside the feed package's sources
+// (link_alternate, link_header, anchor, well_known).
+const (
+	ViaRobots       = "robots"        // a Sitemap: line
+	ViaKnownPath    = "known_path"    // a well-known sitemap path
+	ViaSitemapIndex = "sitemap_index" // a child of a sitemap index
+	ViaHomePage     = "home_page"     // a section link of the home page
+	ViaSection      = "section_page"  // found on a section page
+)
+
+// Robots verdicts of a candidate URL for our agent.
+const (
+	RobotsAllowed    = "allowed"
+	RobotsDisallowed = "disallowed"
+)
+
+// Reasons a candidate was not fetched.
+const (
+	SkipNotNeeded = "not_needed"       // a better method was already found
+	SkipBudget    = "budget_exhausted" // the domain's request budget was spent
+	SkipDeadline  = "deadline"         // the domain's time was up
+	SkipRobots    = "robots_disallowed"
+	SkipSeen      = "already_fetched"
+	SkipDepth     = "depth_limit" // a sitemap index nested deeper than the cap
+)
+
+// Evidence is everything one contract run learned about a domain. It is
+// stored whole, as JSON, under prod/contracts/{domain}/{time}.json, and
+// the seeds made from it point to that object.
+type Evidence struct {
+	DomainID   string    `json:"domain_id"`
+	Domain     string    `json:"domain"`
+	Agent      string    `json:"agent"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at"`
+	// Spent is what the run used of its limits.
+	Spent Spent `json:"spent"`
+	// Site is the origin the run settled on (after the home page's
+	// redirects), e.g. "https://www.example.gov.sg".
+	Site   string         `json:"site,omitempty"`
+	Robots RobotsEvidence `json:"robots"`
+	Home   *PageEvidence  `json:"home,omitempty"`
+	// Candidates lists every feed, sitemap and section candidate seen,
+	// fetched or not, in the order they were found.
+	Candidates []*Candidate `json:"candidates"`
+	// Decisions are the chosen methods per content type, news first.
+	Decisions []Decision `json:"decisions"`
+	// Outcome is "seeded" when at least one decision was made, otherwise
+	// the reason there is none (see Outcome* constants).
+	Outcome string `json:"outcome"`
+	Detail  string `json:"detail,omitempty"`
+}
+
+// Outcomes of a contract run.
+const (
+	OutcomeSeeded = "seeded"
+	// OutcomeUnreachable: robots.txt and the home page could not be
+	// fetched at all (DNS, connection, TLS failures).
+	OutcomeUnreachable = "unreachable"
+	// OutcomeRobotsUnavailable: robots.txt answered 5xx or 429, which
+	// RFC 9309 reads as "disallow everything for now": retry later.
+	OutcomeRobotsUnavailable = "robots_unavailable"
+	// OutcomeNoCandidate: the site answered but nothing usable was found.
+	OutcomeNoCandidate = "no_candidate"
+	// OutcomeDeadline: the domain's time ran out before anything usable
+	// was found.
+	OutcomeDeadline = "deadline_reached"
+)
+
+// Spent is what a run used of its request budget and deadline.
+type Spent struct {
+	Requests    int   `json:"requests"`
+	MaxRequests int   `json:"max_requests"`
+	ElapsedMS   int64 `json:"elapsed_ms"`
+	DeadlineMS  int64 `json:"deadline_ms"`
+	// BudgetExhausted and DeadlineReached say a limit stopped the run
+	// before it had looked at every candidate.
+	BudgetExhausted bool `json:"budget_exhausted,omitempty"`
+	DeadlineReached bool `json:"deadline_reached,omitempty"`
+}
+
+// RobotsEvidence is what robots.txt said.
+type RobotsEvidence struct {
+	URL      string `json:"url"`
+	FinalURL string `json:"final_url,omitempty"`
+	Status   int    `json:"status"`
+	// Result is "parsed" (2xx), "unavailable" (4xx: allow all) or
+	// "unreachable" (5xx, 429 or no answer: disallow all).
+	Result    string   `json:"result"`
+	Error     string   `json:"error,omitempty"` // fetch failure reason
+	Redirects int      `json:"redirects,omitempty"`
+	Bytes     int      `json:"bytes"`
+	Agents    []string `json:"agents,omitempty"` // user-agent lines of the group that applies to us
+	Rules     int      `json:"rules"`
+	// HomeAllowed says whether our agent may fetch the site's home page.
+	HomeAllowed bool `json:"home_allowed"`
+	// CrawlDelay is the group's Crawl-delay in seconds, 0 when none.
+	CrawlDelay float64  `json:"crawl_delay,omitempty"`
+	Sitemaps   []string `json:"sitemaps,omitempty"`
+}
+
+// PageEvidence is one fetched HTML page.
+type PageEvidence struct {
+	URL         string `json:"url"`
+	FinalURL    string `json:"final_url,omitempty"`
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type,omitempty"`
+	Error       string `json:"error,omitempty"`
+	Robots      string `json:"robots"`
+}
+
+// Candidate is one possible way in: a feed, a sitemap or a section page.
+type Candidate struct {
+	Kind string `json:"kind"`
+	URL  string `json:"url"`
+	// Via says where it was found: a feed source (link_alternate, …) or
+	// one of the Via* constants.
+	Via   string `json:"via"`
+	Title string `json:"title,omitempty"`
+	// Name is a feed's own title.
+	Name string `json:"name,omitempty"`
+	// ContentType is the kind of content the candidate carries ("news",
+	// "press_release", "blog", …), guessed from its URL and title.
+	ContentType string `json:"content_type"`
+	Robots      string `json:"robots"`
+	// Fetched is false when the candidate was not requested; Skipped
+	// says why.
+	Fetched  bool   `json:"fetched"`
+	Skipped  string `json:"skipped,omitempty"`
+	Status   int    `json:"status,omitempty"`
+	FinalURL string `json:"final_url,omitempty"`
+	MIMEType string `json:"mime_type,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Format is what the body turned out to be: rss, atom, json_feed,
+	// urlset, sitemapindex, text, html.
+	Format string `json:"format,omitempty"`
+	// Items is a feed's item count or a sitemap's URL count (for an
+	// index, the URLs of the children that were read).
+	Items int `json:"items"`
+	// NewsItems counts Google News entries of a sitemap.
+	NewsItems int        `json:"news_items,omitempty"`
+	Children  int        `json:"children,omitempty"` // entries of a sitemap index
+	Newest    *time.Time `json:"newest,omitempty"`
+	Oldest    *time.Time `json:"oldest,omitempty"`
+	Gzip      bool       `json:"gzip,omitempty"`
+	Parent    string     `json:"parent,omitempty"` // the index a child sitemap came from
+	Depth     int        `json:"depth,omitempty"`
+	// Score ranks section pages.
+	Score float64 `json:"score,omitempty"`
+}
+
+// usable reports whether a fetched candidate produced content.
+func (c *Candidate) usable() bool {
+	return c.Fetched && c.Error == "" && c.Status >= 200 && c.Status < 300 && (c.Items > 0 || c.Kind == KindSection)
+}
+
+// Decision is the method chosen for one content type.
+type Decision struct {
+	ContentType string               `json:"content_type"`
+	FetchType   seedengine.FetchType `json:"fetch_type"`
+	EntryURL    string               `json:"entry_url"`
+	Schedule    string               `json:"schedule"`
+	Confidence  float64              `json:"confidence"`
+	// Method names the winning candidate's kind and origin.
+	Method string `json:"method"`
+	// Why explains the choice in a sentence.
+	Why          string            `json:"why"`
+	CrawlAllowed bool              `json:"crawl_allowed"`
+	Selectors    map[string]string `json:"selectors,omitempty"`
+	candidate    *Candidate
+}
