@@ -49,11 +49,12 @@ type Request struct {
 	// MaxRedirects, when above zero, lowers the client's redirect limit
 	// for this fetch (robots.txt follows at most 5, RFC 9309).
 	MaxRedirects int
-	// Admit, when set, is called before every exchange of the fetch (each
-	// redirect hop and each Retry-After retry) and before waiting for
-	// politeness; an error stops the fetch with a budget_exhausted *Error
-	// wrapping it. Callers hold a fetch to a request budget with it.
-	Admit func() error
+	// Admit, when set, is called with the URL of every exchange of the
+	// fetch (each redirect hop and each Retry-After retry) before waiting
+	// for politeness; an error stops the fetch with a not_admitted *Error
+	// wrapping it. Callers hold a fetch to a request budget, or redirect
+	// hops to robots.txt, with it.
+	Admit func(u *url.URL) error
 }
 
 // Hop is one redirect response.
@@ -409,12 +410,12 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 // exchange performs one request to u, waiting for politeness first, and
 // retries once after a 429/503 whose Retry-After is short enough. spent
 // accumulates the time of exchanges that are not returned.
-func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, admit func() error, spent *time.Duration) (*open, error) {
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, admit func(*url.URL) error, spent *time.Duration) (*open, error) {
 	host := normalizeHost(u.Hostname())
 	for attempt := 0; ; attempt++ {
 		if admit != nil {
-			if err := admit(); err != nil {
-				return nil, &Error{Reason: ReasonBudget, Err: err}
+			if err := admit(u); err != nil {
+				return nil, &Error{Reason: ReasonNotAdmitted, Err: err}
 			}
 		}
 		sl, err := c.sched.acquire(ctx, host)

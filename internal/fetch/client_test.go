@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -473,7 +474,9 @@ func TestRequestRedirectLimitAndAdmit(t *testing.T) {
 	// before the request is sent.
 	before := len(*log)
 	budget := 3
-	admit := func() error {
+	var asked []string
+	admit := func(u *url.URL) error {
+		asked = append(asked, u.Path)
 		if budget == 0 {
 			return errors.New("request budget spent")
 		}
@@ -482,8 +485,9 @@ func TestRequestRedirectLimitAndAdmit(t *testing.T) {
 	}
 	_, err = c.Do(t.Context(), Request{URL: "http://r.test/n/200", Admit: admit})
 	fe = reasonOf(t, err)
-	require.Equal(t, ReasonBudget, fe.Reason)
+	require.Equal(t, ReasonNotAdmitted, fe.Reason)
 	require.ErrorContains(t, err, "request budget spent")
 	require.Len(t, fe.Redirects, 3)
+	require.Equal(t, []string{"/n/200", "/n/201", "/n/202", "/n/203"}, asked, "asked with each hop's URL")
 	require.Len(t, *log, before+3, "no request past the budget")
 }

@@ -63,9 +63,9 @@ const (
 	// The caller's context was canceled or reached its deadline; the
 	// server is not to blame.
 	ReasonCanceled = "canceled"
-	// The request's Admit hook refused another exchange: the caller's
-	// request budget is spent.
-	ReasonBudget = "budget_exhausted"
+	// The request's Admit hook refused an exchange (a request budget
+	// spent, a redirect to a URL the caller may not fetch).
+	ReasonNotAdmitted = "not_admitted"
 	// Any other network failure.
 	ReasonNetwork = "network_error"
 )
