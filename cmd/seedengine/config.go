@@ -62,6 +62,8 @@ type Config struct {
 	UserAgentContact     string
 	FetchConcurrency     int
 	PerHostDelay         time.Duration
+	ContractMaxRequests  int
+	ContractDeadline     time.Duration
 	allowNetworks        []netip.Prefix // AllowPrivateNetworks parsed by finish
 
 	flags   *flag.FlagSet   // the parsed flags, pointing at the fields above
@@ -153,6 +155,12 @@ var settings = []setting{
 	}},
 	{name: "per-host-delay", usage: "minimum time between two requests to one host; 0s turns it off (robots Crawl-delay still applies)", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.PerHostDelay, n, fetch.DefaultPerHostDelay, u)
+	}},
+	{name: "contract-max-requests", usage: "hard limit of HTTP requests per domain in a contract run (redirect hops and retries count)", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.ContractMaxRequests, n, 40, u)
+	}},
+	{name: "contract-deadline", usage: "hard limit of time per domain in a contract run", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.ContractDeadline, n, 30*time.Second, u)
 	}},
 	stringSetting("authority-rules", "", "JSON file of authority rules (the format of internal/discover/rules.json) that add to or replace the built-in rows", groupDiscover, func(c *Config) *string { return &c.AuthorityRules }),
 }
@@ -383,6 +391,15 @@ func (c *Config) finishFetch() error {
 	}
 	if c.PerHostDelay < 0 {
 		return fmt.Errorf("--per-host-delay: %v must not be negative", c.PerHostDelay)
+	}
+	if c.ContractMaxRequests < 1 || c.ContractMaxRequests > 1000 {
+		return fmt.Errorf("--contract-max-requests: %d must be from 1 to 1000", c.ContractMaxRequests)
+	}
+	if c.ContractDeadline < time.Second || c.ContractDeadline > 10*time.Minute {
+		return fmt.Errorf("--contract-deadline: %v must be from 1s to 10m", c.ContractDeadline)
+	}
+	if c.ContractDeadline*2 > c.JobTimeout && c.JobTimeout > 0 {
+		return fmt.Errorf("--contract-deadline: %v must be at most half of --job-timeout (%v): a chunk runs its domains side by side, but waits for politeness too", c.ContractDeadline, c.JobTimeout)
 	}
 	return nil
 }

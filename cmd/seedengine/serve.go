@@ -16,6 +16,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/fetch"
@@ -77,16 +78,17 @@ type app struct {
 	domains  *sqlstore.DomainService
 	research *research.Service
 	liveness *sqlstore.LivenessService
+	seeds    *sqlstore.SeedService
 	queue    *jobs.Queue
 }
 
 // openApp opens the database (applying migrations), the object store, the
 // services and the queue, with every processor registered, so serve and
-// worker run the same jobs. fc is the outbound client the liveness
-// processor probes through; without one (commands and tests that run no
-// outbound work) no liveness processor is registered, so liveness batches
-// are refused with not_implemented rather than queued for nobody. The
-// caller closes it.
+// worker run the same jobs. fc is the outbound client the liveness and
+// contract processors fetch through; without one (commands and tests that
+// run no outbound work) neither is registered, so those batches are
+// refused with not_implemented rather than queued for nobody. The caller
+// closes it.
 func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client) (*app, error) {
 	db, err := sqlstore.Open(ctx, c.DatabaseURL)
 	if err != nil {
@@ -142,6 +144,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		// Once a batch finishes, its per-chunk JSONL parts are merged into
 		// one {batch}.jsonl.
 		a.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(a.blobs))
+	}
+	a.seeds = sqlstore.NewSeedService(db)
+	if fc != nil {
+		d := contract.New(fc, contract.Config{MaxRequests: c.ContractMaxRequests, Deadline: c.ContractDeadline})
+		a.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(d, a.seeds, a.blobs))
 	}
 	a.batchs.Enqueuer = a.queue
 	return a, nil
@@ -252,6 +259,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			Research:   a.research,
 			Domains:    a.domains,
 			Liveness:   a.liveness,
+			Seeds:      a.seeds,
 			Checks: map[string]seedengine.Checker{
 				"database":     seedengine.CheckerFunc(a.db.Check),
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),

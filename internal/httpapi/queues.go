@@ -3,7 +3,6 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"sort"
 	"time"
 
@@ -135,31 +134,17 @@ func (s *Server) handleResearchEnqueue(ctx context.Context, in *researchQueueInp
 	if err != nil {
 		return nil, err
 	}
-	chunks := make([]*seedengine.BatchChunk, 0, (len(req.URLs)+size-1)/size)
-	for start := 0; start < len(req.URLs); start += size {
-		urls := req.URLs[start:min(start+size, len(req.URLs))]
-		input, err := json.Marshal(urls)
-		if err != nil {
-			return nil, err
-		}
-		chunks = append(chunks, &seedengine.BatchChunk{Input: input, Items: len(urls)})
+	chunks, err := chunkBatch(req.URLs, size, func(part []string) any { return part })
+	if err != nil {
+		return nil, err
 	}
-	b := &seedengine.Batch{
+	return s.acceptBatch(ctx, &seedengine.Batch{
 		Kind:      seedengine.BatchResearch,
 		Country:   p.Country,
 		Category:  p.Category,
 		ChunkSize: size,
 		Params:    params,
-	}
-	if err := s.deps.Batches.CreateBatch(ctx, b, chunks); err != nil {
-		return nil, err
-	}
-	return &batchAcceptedOutput{Location: "/api/v1/queues/batch/" + url.PathEscape(b.ID), Body: b}, nil
-}
-
-type domainBatchRequest struct {
-	DomainIDs []string `json:"domainIds" minItems:"1" maxItems:"10000" doc:"Domain ids, e.g. gov:sg:mom.gov.sg."`
-	ChunkSize int      `json:"chunkSize,omitempty" minimum:"1" maximum:"10000" doc:"Domains per chunk job."`
+	}, chunks)
 }
 
 // Liveness batches. The batch's params and each chunk's input are read by
@@ -197,30 +182,21 @@ func (s *Server) handleLivenessEnqueue(ctx context.Context, in *livenessQueueInp
 	if err != nil {
 		return nil, err
 	}
-	chunks := make([]*seedengine.BatchChunk, 0, (len(req.Domains)+size-1)/size)
-	for start := 0; start < len(req.Domains); start += size {
-		domains := req.Domains[start:min(start+size, len(req.Domains))]
-		input, err := json.Marshal(struct {
+	chunks, err := chunkBatch(req.Domains, size, func(part []string) any {
+		return struct {
 			Domains []string `json:"domains"`
-		}{domains})
-		if err != nil {
-			return nil, err
-		}
-		chunks = append(chunks, &seedengine.BatchChunk{Input: input, Items: len(domains)})
+		}{part}
+	})
+	if err != nil {
+		return nil, err
 	}
-	b := &seedengine.Batch{
+	return s.acceptBatch(ctx, &seedengine.Batch{
 		Kind:      seedengine.BatchLiveness,
 		Country:   country,
 		ChunkSize: size,
 		Params:    params,
-	}
-	if err := s.deps.Batches.CreateBatch(ctx, b, chunks); err != nil {
-		return nil, err
-	}
-	return &batchAcceptedOutput{Location: "/api/v1/queues/batch/" + url.PathEscape(b.ID), Body: b}, nil
+	}, chunks)
 }
-
-type contractQueueInput struct{ Body domainBatchRequest }
 
 type batchAcceptedOutput struct {
 	Location string `header:"Location" doc:"Where to follow the batch."`

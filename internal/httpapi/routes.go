@@ -77,7 +77,7 @@ func (s *Server) routeTable() []*route {
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
 		apiRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", http.StatusAccepted, handle(s.handleLivenessEnqueue)),
-		plannedRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domains", "contract queue", http.StatusAccepted, planned[contractQueueInput, batchAcceptedOutput]()),
+		apiRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domain_ids, to find their seed contracts", http.StatusAccepted, handle(s.handleContractEnqueue)),
 		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-domain results of a liveness batch, by verdict", 0, handle(s.handleBatchResults)),
@@ -111,14 +111,15 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/domains/{domainId}", read, "get-domain", "Get one domain with the partitions it appeared in and its latest liveness", 0, handle(s.handleDomainGet)),
 
 		// Seeds.
-		plannedRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds", "seeds", 0, planned[seedListInput, seedListOutput]()),
-		plannedRoute(post, "/api/v1/seeds", write, "create-seed", "Create a draft seed", "seeds", http.StatusCreated, planned[seedCreateInput, seedOutput]()),
-		plannedRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed", "seeds", 0, planned[seedInput, seedOutput]()),
-		plannedRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed", "seeds", 0, planned[seedUpdateInput, seedOutput]()),
-		plannedRoute(post, "/api/v1/seeds/promote", admin, "promote-seed", "Promote a draft seed to active", "seeds", 0, planned[seedPromoteInput, seedOutput]()),
-		plannedRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", "seeds", 0, planned[seedInput, seedOutput]()),
-		plannedRoute(post, "/api/v1/seeds/{seedId}/reactivate", admin, "reactivate-seed", "Reactivate a suspended seed", "seeds", 0, planned[seedInput, seedOutput]()),
-		plannedRoute(post, "/api/v1/seeds/{seedId}/archive", admin, "archive-seed", "Archive a seed", "seeds", 0, planned[seedInput, seedOutput]()),
+		apiRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds, filtered, in seed_id order", 0, handleSeed(s.handleSeedList)),
+		apiRoute(post, "/api/v1/seeds", write, "create-seed", "Create a draft seed", http.StatusCreated, handleSeed(s.handleSeedCreate)),
+		apiRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed with its status history", 0, handleSeed(s.handleSeedGet)),
+		apiRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed's editable fields with a JSON merge patch", 0, s.registerSeedUpdate),
+		apiRoute(get, "/api/v1/seeds/{seedId}/versions", read, "list-seed-versions", "List a seed's contract versions, newest first", 0, handleSeed(s.handleSeedVersions)),
+		apiRoute(post, "/api/v1/seeds/promote", admin, "promote-seed", "Promote a draft seed to active", 0, handleSeed(s.handleSeedPromote)),
+		apiRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedSuspend))),
+		apiRoute(post, "/api/v1/seeds/{seedId}/reactivate", admin, "reactivate-seed", "Reactivate a suspended seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedReactivate))),
+		apiRoute(post, "/api/v1/seeds/{seedId}/archive", admin, "archive-seed", "Archive a seed, for good", 0, handleSeed(s.handleSeedAction(seedengine.SeedArchive))),
 		plannedRoute(post, "/api/v1/seeds/orchestrate", write, "orchestrate-seeds", "Queue seed collection for a partition's raw files", "seed orchestration", http.StatusAccepted, planned[orchestrateInput, orchestrateOutput]()),
 
 		// API keys.

@@ -1,74 +1,685 @@
 package httpapi
 
-import "time"
+import (
+	"context"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
 
-// Planned seed routes. A seed is a retrieval contract for one domain and
-// one kind of content (DESIGN §1, §2, §6).
+	"github.com/danielgtaylor/huma/v2"
 
-type seedRecord struct {
-	SeedID      string    `json:"seed_id" example:"gov:sg:mom.gov.sg::news"`
-	DomainID    string    `json:"domain_id" example:"gov:sg:mom.gov.sg"`
-	ContentType string    `json:"content_type" example:"news"`
-	Status      string    `json:"status" enum:"draft,active,suspended,archived"`
-	SourceType  string    `json:"source_type" enum:"government,organization,ngo,media,company,education,other"`
-	FetchType   string    `json:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api"`
-	URL         string    `json:"url" format:"uri"`
-	Country     string    `json:"country"`
-	Category    string    `json:"category"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	"github.com/seedengine/seedengine"
+)
+
+// Seed routes. A seed is a retrieval contract for one domain and one kind
+// of content (DESIGN §1, §2, §6). Handlers return the root package's
+// seedengine.Seed as it is; the schema types below only document it in
+// the OpenAPI document (see registerSeedSchemas), and a test holds their
+// JSON fields to the root types'.
+
+// defaultSeedSchedule is the schedule of a seed created without one.
+const defaultSeedSchedule = "@hourly"
+
+type seedSource struct {
+	Domain     string `json:"domain" doc:"Registrable domain, from the domain_id." example:"mom.gov.sg"`
+	Name       string `json:"name" maxLength:"200" doc:"Who publishes it." example:"Ministry of Manpower"`
+	SourceType string `json:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Who publishes it, as a list filter."`
 }
 
-type seedOutput struct{ Body seedRecord }
+type seedFetch struct {
+	Type      string            `json:"type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"How the content is read."`
+	EntryURL  string            `json:"entry_url" format:"uri" maxLength:"2048" doc:"The feed, sitemap or page read on every run." example:"https://www.mom.gov.sg/rss/newsroom"`
+	Schedule  string            `json:"schedule" doc:"Cron expression (five fields) or @hourly, @daily, @weekly, @monthly, @yearly." example:"*/30 * * * *"`
+	Selectors map[string]string `json:"selectors,omitempty" doc:"CSS selectors by name for html seeds (item, link, title, date); at most 20."`
+}
+
+type seedPolicy struct {
+	RobotsURL    string  `json:"robots_url" doc:"The robots.txt the policy comes from; may be empty." example:"https://www.mom.gov.sg/robots.txt"`
+	CrawlAllowed bool    `json:"crawl_allowed" doc:"Whether robots.txt allows our agent to read the entry URL."`
+	CrawlDelay   float64 `json:"crawl_delay" minimum:"0" maximum:"86400" doc:"robots.txt Crawl-delay for our agent, in seconds; 0 when none."`
+	SitemapURL   string  `json:"sitemap_url,omitempty" doc:"A sitemap of the site, when one is known."`
+}
+
+type seedEvidence struct {
+	Key        string     `json:"key,omitempty" doc:"Object key of the contract run's full evidence." example:"prod/contracts/mom.gov.sg/2026-01-28T101500Z.json"`
+	Method     string     `json:"method,omitempty" doc:"Which candidate won and how it was found." example:"rss via link_alternate"`
+	Candidates int        `json:"candidates" doc:"Candidates examined for the domain."`
+	Items      int        `json:"items,omitempty" doc:"Items of the chosen feed, or URLs of the chosen sitemap."`
+	Newest     *time.Time `json:"newest,omitempty" doc:"Newest item or lastmod of the chosen candidate."`
+	Requests   int        `json:"requests,omitempty" doc:"HTTP requests the contract run made."`
+	CheckedAt  *time.Time `json:"checked_at,omitempty"`
+}
+
+type seedTransition struct {
+	Action string    `json:"action" enum:"create,promote,suspend,reactivate,archive"`
+	From   string    `json:"from,omitempty" enum:"draft,active,suspended,archived" doc:"Absent for create."`
+	To     string    `json:"to" enum:"draft,active,suspended,archived"`
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor" doc:"Name of the API key that asked for it, anonymous on an open API, or contract_batch:{id}." example:"ops-alice"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+type seed struct {
+	SeedID          string           `json:"seed_id" doc:"{domain_id}::{content_type}." example:"gov:sg:mom.gov.sg::news"`
+	DomainID        string           `json:"domain_id" example:"gov:sg:mom.gov.sg"`
+	Country         string           `json:"country" doc:"The domain_id's country." example:"sg"`
+	Category        string           `json:"category" example:"news"`
+	ContentType     string           `json:"content_type" example:"news"`
+	Source          seedSource       `json:"source"`
+	Fetch           seedFetch        `json:"fetch" doc:"Part of the contract: a change makes a new version."`
+	Policy          seedPolicy       `json:"policy" doc:"Part of the contract: a change makes a new version."`
+	Evidence        seedEvidence     `json:"evidence"`
+	Confidence      float64          `json:"confidence" minimum:"0" maximum:"1"`
+	Metadata        map[string]any   `json:"metadata,omitempty" doc:"Free-form JSON object kept with the seed (at most 16 KiB); contract runs never change it."`
+	Status          string           `json:"status" enum:"draft,active,suspended,archived" doc:"Changed only by promote, suspend, reactivate and archive."`
+	Version         int              `json:"version" minimum:"1" doc:"The current contract's version; up by one exactly when the contract (fetch, policy) changes."`
+	ProposedVersion int              `json:"proposed_version,omitempty" doc:"A contract version a contract run proposed for this non-draft seed, pending; see /versions."`
+	CreatedAt       time.Time        `json:"created_at"`
+	UpdatedAt       time.Time        `json:"updated_at"`
+	PromotedAt      *time.Time       `json:"promoted_at,omitempty"`
+	History         []seedTransition `json:"history,omitempty" doc:"Status transitions, oldest first; in single-seed responses only."`
+}
+
+type seedContract struct {
+	Fetch  seedFetch  `json:"fetch"`
+	Policy seedPolicy `json:"policy"`
+}
+
+type seedVersion struct {
+	SeedID     string       `json:"seed_id"`
+	Version    int          `json:"version"`
+	State      string       `json:"state" enum:"current,superseded,proposed" doc:"proposed: found by a contract run for a seed that was no longer a draft, kept for a person to apply with PATCH."`
+	Contract   seedContract `json:"contract"`
+	Confidence float64      `json:"confidence"`
+	Evidence   seedEvidence `json:"evidence"`
+	Actor      string       `json:"actor"`
+	BatchID    string       `json:"batch_id,omitempty" doc:"The contract batch that found it."`
+	CreatedAt  time.Time    `json:"created_at"`
+}
+
+// seedSchemaAliases maps each root seed type to the type documenting it.
+var seedSchemaAliases = []struct{ t, doc reflect.Type }{
+	{reflect.TypeFor[seedengine.Seed](), reflect.TypeFor[seed]()},
+	{reflect.TypeFor[seedengine.SeedSource](), reflect.TypeFor[seedSource]()},
+	{reflect.TypeFor[seedengine.SeedFetch](), reflect.TypeFor[seedFetch]()},
+	{reflect.TypeFor[seedengine.SeedPolicy](), reflect.TypeFor[seedPolicy]()},
+	{reflect.TypeFor[seedengine.SeedEvidence](), reflect.TypeFor[seedEvidence]()},
+	{reflect.TypeFor[seedengine.SeedTransition](), reflect.TypeFor[seedTransition]()},
+	{reflect.TypeFor[seedengine.SeedContract](), reflect.TypeFor[seedContract]()},
+	{reflect.TypeFor[seedengine.SeedVersion](), reflect.TypeFor[seedVersion]()},
+}
+
+// handleSeed registers a seed route after pointing the schema registry at
+// the documenting types (idempotent), so every seed route's schemas carry
+// docs and enums.
+func handleSeed[I, O any](h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
+	return func(api huma.API, op huma.Operation) {
+		registerSeedSchemas(api.OpenAPI().Components.Schemas)
+		huma.Register(api, op, h)
+	}
+}
+
+func registerSeedSchemas(r huma.Registry) {
+	for _, a := range seedSchemaAliases {
+		r.RegisterTypeAlias(a.t, a.doc)
+	}
+}
+
+// actor names who asks for a change: the API key's name, or
+// seedengine.AnonymousActor on an open API.
+func actor(ctx context.Context) string {
+	if k := KeyFromContext(ctx); k != nil {
+		return k.Name
+	}
+	return seedengine.AnonymousActor
+}
+
+// seedPath is where a seed is served.
+func seedPath(id string) string { return "/api/v1/seeds/" + url.PathEscape(id) }
+
+// parseSeedID checks a seed id from the client, accepting any case (ids
+// are stored lower case); errors name field at loc.
+func parseSeedID(raw, loc, field string) (string, error) {
+	id := strings.ToLower(raw)
+	if _, _, err := seedengine.ParseSeedID(id); err != nil {
+		return "", &locatedError{loc: loc, err: &seedengine.Error{Code: seedengine.EINVALID, Field: field, Message: seedengine.ErrorMessage(err)}}
+	}
+	return id, nil
+}
+
+// List.
 
 type seedListInput struct {
-	Status     string `query:"status" enum:"draft,active,suspended,archived"`
-	Country    string `query:"country"`
-	Category   string `query:"category"`
-	SourceType string `query:"source_type" enum:"government,organization,ngo,media,company,education,other"`
-	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"100"`
-	Offset     int    `query:"offset" default:"0" minimum:"0"`
+	Country    string `query:"country" maxLength:"8" doc:"Only seeds of this country: ISO 3166-1 alpha-2 or intl, any case." example:"sg"`
+	Category   string `query:"category" maxLength:"40" doc:"Only seeds of this category." example:"news"`
+	Status     string `query:"status" enum:"draft,active,suspended,archived" doc:"Only seeds in this status."`
+	SourceType string `query:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Only seeds of this source type."`
+	FetchType  string `query:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"Only seeds read this way."`
+	DomainID   string `query:"domain_id" maxLength:"300" doc:"Only seeds of this domain." example:"gov:sg:mom.gov.sg"`
+	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
+	Offset     int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
 type seedList struct {
-	Items  []seedRecord `json:"items"`
-	Total  int          `json:"total"`
-	Limit  int          `json:"limit"`
-	Offset int          `json:"offset"`
+	Items  []*seedengine.Seed `json:"items" doc:"Seeds in seed_id order, without history."`
+	Total  int                `json:"total" doc:"Seeds matching the filters, regardless of limit and offset."`
+	Limit  int                `json:"limit"`
+	Offset int                `json:"offset"`
 }
 
 type seedListOutput struct{ Body seedList }
 
+func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedListOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	f := seedengine.SeedFilter{
+		Country:    in.Country,
+		Category:   in.Category,
+		Status:     seedengine.SeedStatus(in.Status),
+		SourceType: seedengine.SourceType(in.SourceType),
+		FetchType:  seedengine.FetchType(in.FetchType),
+		DomainID:   strings.ToLower(in.DomainID),
+		Limit:      in.Limit,
+		Offset:     in.Offset,
+	}
+	items, total, err := s.deps.Seeds.FindSeeds(ctx, f)
+	if err != nil {
+		return nil, inQuery(err) // every filter is a query parameter, named alike
+	}
+	return &seedListOutput{Body: seedList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+}
+
+// Get.
+
 type seedInput struct {
-	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped."`
+	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case." example:"gov:sg:mom.gov.sg::news"`
+}
+
+type seedOutput struct{ Body *seedengine.Seed }
+
+func (s *Server) handleSeedGet(ctx context.Context, in *seedInput) (*seedOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	id, err := parseSeedID(in.SeedID, "path", "seedId")
+	if err != nil {
+		return nil, err
+	}
+	sd, err := s.deps.Seeds.FindSeedByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &seedOutput{Body: sd}, nil
+}
+
+type seedVersionList struct {
+	Items []*seedengine.SeedVersion `json:"items" doc:"Every recorded contract version, newest first."`
+	Total int                       `json:"total"`
+}
+
+type seedVersionListOutput struct{ Body seedVersionList }
+
+func (s *Server) handleSeedVersions(ctx context.Context, in *seedInput) (*seedVersionListOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	id, err := parseSeedID(in.SeedID, "path", "seedId")
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.deps.Seeds.FindSeedVersions(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &seedVersionListOutput{Body: seedVersionList{Items: vs, Total: len(vs)}}, nil
+}
+
+// Create.
+
+type seedSourceRequest struct {
+	Name       string `json:"name,omitempty" maxLength:"200" doc:"Who publishes it." example:"Ministry of Manpower"`
+	SourceType string `json:"source_type,omitempty" enum:"government,organization,ngo,media,company,education,other" doc:"Derived from the domain_id's authority when absent."`
+}
+
+type seedFetchRequest struct {
+	Type      string            `json:"type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api"`
+	EntryURL  string            `json:"entry_url" format:"uri" maxLength:"2048" example:"https://www.mom.gov.sg/rss/newsroom"`
+	Schedule  string            `json:"schedule,omitempty" maxLength:"200" default:"@hourly" doc:"Cron expression (five fields) or @hourly, @daily, @weekly, @monthly, @yearly." example:"*/30 * * * *"`
+	Selectors map[string]string `json:"selectors,omitempty" doc:"CSS selectors by name, for html seeds; at most 20."`
+}
+
+type seedPolicyRequest struct {
+	RobotsURL    string  `json:"robots_url,omitempty" maxLength:"2048" example:"https://www.mom.gov.sg/robots.txt"`
+	CrawlAllowed *bool   `json:"crawl_allowed,omitempty" doc:"Whether robots.txt allows reading the entry URL; true when absent (a seed made by hand is taken to be checked)."`
+	CrawlDelay   float64 `json:"crawl_delay,omitempty" minimum:"0" maximum:"86400" doc:"Seconds."`
+	SitemapURL   string  `json:"sitemap_url,omitempty" maxLength:"2048"`
 }
 
 type seedCreateRequest struct {
-	DomainID    string `json:"domain_id"`
-	ContentType string `json:"content_type"`
-	FetchType   string `json:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api"`
-	URL         string `json:"url" format:"uri"`
-	Category    string `json:"category,omitempty"`
+	DomainID    string             `json:"domain_id" maxLength:"300" doc:"The seed's domain; its country is the seed's." example:"gov:sg:mom.gov.sg"`
+	ContentType string             `json:"content_type,omitempty" pattern:"^[a-z0-9_]{1,40}$" default:"news" doc:"Kind of content; with domain_id it makes the seed_id."`
+	Category    string             `json:"category" pattern:"^[a-z0-9_]{1,40}$" example:"news"`
+	Source      seedSourceRequest  `json:"source,omitempty"`
+	Fetch       seedFetchRequest   `json:"fetch"`
+	Policy      *seedPolicyRequest `json:"policy,omitempty" doc:"robots.txt policy; allowed with no delay when absent."`
+	Confidence  float64            `json:"confidence,omitempty" minimum:"0" maximum:"1"`
+	Metadata    map[string]any     `json:"metadata,omitempty" doc:"Free-form JSON object, at most 16 KiB."`
 }
 
 type seedCreateInput struct{ Body seedCreateRequest }
 
-type seedUpdateRequest struct {
-	FetchType *string `json:"fetch_type,omitempty" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api"`
-	URL       *string `json:"url,omitempty" format:"uri"`
-	Category  *string `json:"category,omitempty"`
+type seedCreatedOutput struct {
+	Location string `header:"Location" doc:"Where the seed is served."`
+	Body     *seedengine.Seed
 }
 
+func (s *Server) handleSeedCreate(ctx context.Context, in *seedCreateInput) (*seedCreatedOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	req := &in.Body
+	sd := &seedengine.Seed{
+		DomainID:    strings.ToLower(req.DomainID),
+		ContentType: req.ContentType,
+		Category:    req.Category,
+		Source:      seedengine.SeedSource{Name: req.Source.Name, SourceType: seedengine.SourceType(req.Source.SourceType)},
+		Fetch: seedengine.SeedFetch{
+			Type:      seedengine.FetchType(req.Fetch.Type),
+			EntryURL:  req.Fetch.EntryURL,
+			Schedule:  req.Fetch.Schedule,
+			Selectors: req.Fetch.Selectors,
+		},
+		Policy:     seedengine.SeedPolicy{CrawlAllowed: true},
+		Confidence: req.Confidence,
+		Metadata:   req.Metadata,
+	}
+	if sd.ContentType == "" {
+		sd.ContentType = seedengine.ContentTypeNews
+	}
+	if sd.Fetch.Schedule == "" {
+		sd.Fetch.Schedule = defaultSeedSchedule
+	}
+	if p := req.Policy; p != nil {
+		sd.Policy = seedengine.SeedPolicy{RobotsURL: p.RobotsURL, CrawlAllowed: p.CrawlAllowed == nil || *p.CrawlAllowed,
+			CrawlDelay: p.CrawlDelay, SitemapURL: p.SitemapURL}
+	}
+	if err := s.deps.Seeds.CreateSeed(ctx, sd, actor(ctx)); err != nil {
+		return nil, err
+	}
+	return &seedCreatedOutput{Location: seedPath(sd.SeedID), Body: sd}, nil
+}
+
+// Update: a JSON merge patch (RFC 7396) over the editable fields.
+
 type seedUpdateInput struct {
-	SeedID string `path:"seedId" maxLength:"400"`
-	Body   seedUpdateRequest
+	SeedID      string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	ContentType string `header:"Content-Type" doc:"application/merge-patch+json or application/json."`
+	RawBody     []byte `contentType:"application/merge-patch+json"`
+}
+
+// seedPatch documents the PATCH body; handleSeedUpdate reads the raw
+// body itself, since a merge patch tells "set to null" from "absent".
+type seedPatch struct {
+	_          struct{}         `additionalProperties:"false"`
+	Category   *string          `json:"category,omitempty" pattern:"^[a-z0-9_]{1,40}$"`
+	Source     *seedSourcePatch `json:"source,omitempty"`
+	Fetch      *seedFetchPatch  `json:"fetch,omitempty" doc:"A change makes a new version."`
+	Policy     *seedPolicyPatch `json:"policy,omitempty" doc:"A change makes a new version."`
+	Confidence *float64         `json:"confidence,omitempty" minimum:"0" maximum:"1"`
+	Metadata   map[string]any   `json:"metadata,omitempty" doc:"Merged as a merge patch: null members are removed; null removes all metadata."`
+}
+
+type seedSourcePatch struct {
+	_          struct{} `additionalProperties:"false"`
+	Name       *string  `json:"name,omitempty" maxLength:"200" doc:"null clears it."`
+	SourceType *string  `json:"source_type,omitempty" enum:"government,organization,ngo,media,company,education,other" doc:"null resets it to the domain_id's authority's."`
+}
+
+type seedFetchPatch struct {
+	_         struct{}          `additionalProperties:"false"`
+	Type      *string           `json:"type,omitempty" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api"`
+	EntryURL  *string           `json:"entry_url,omitempty" format:"uri" maxLength:"2048"`
+	Schedule  *string           `json:"schedule,omitempty" doc:"null resets it to @hourly."`
+	Selectors map[string]string `json:"selectors,omitempty" doc:"Merged: a null member removes that selector; null removes all."`
+}
+
+type seedPolicyPatch struct {
+	_            struct{} `additionalProperties:"false"`
+	RobotsURL    *string  `json:"robots_url,omitempty" doc:"null clears it."`
+	CrawlAllowed *bool    `json:"crawl_allowed,omitempty"`
+	CrawlDelay   *float64 `json:"crawl_delay,omitempty" minimum:"0" maximum:"86400" doc:"null makes it 0."`
+	SitemapURL   *string  `json:"sitemap_url,omitempty" doc:"null clears it."`
+}
+
+// registerSeedUpdate registers PATCH and documents its body: huma sees
+// only the raw bytes.
+func (s *Server) registerSeedUpdate(api huma.API, op huma.Operation) {
+	handleSeed(s.handleSeedUpdate)(api, op)
+	schema := api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedPatch](), true, "SeedPatch")
+	body := &huma.RequestBody{
+		Description: "A JSON merge patch (RFC 7396) of the editable fields. status, identity (seed_id, domain_id, " +
+			"content_type, country, source.domain) and read-only fields (version, evidence, timestamps, …) are refused " +
+			"with 422 naming them; so are unknown fields.",
+		Required: true,
+		Content: map[string]*huma.MediaType{
+			"application/merge-patch+json": {Schema: schema},
+			"application/json":             {Schema: schema},
+		},
+	}
+	api.OpenAPI().Paths[op.Path].Patch.RequestBody = body
+}
+
+func (s *Server) handleSeedUpdate(ctx context.Context, in *seedUpdateInput) (*seedOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	if mt, _, err := mime.ParseMediaType(in.ContentType); in.ContentType != "" && (err != nil || (mt != "application/merge-patch+json" && mt != "application/json")) {
+		return nil, newProblem(stateFrom(ctx), http.StatusUnsupportedMediaType, seedengine.EINVALID,
+			"send the patch as application/merge-patch+json (or application/json)")
+	}
+	id, err := parseSeedID(in.SeedID, "path", "seedId")
+	if err != nil {
+		return nil, err
+	}
+	var patch map[string]json.RawMessage
+	if err := json.Unmarshal(in.RawBody, &patch); err != nil || patch == nil {
+		return nil, newProblem(stateFrom(ctx), http.StatusBadRequest, seedengine.EINVALID, "the body must be a JSON object (a merge patch)")
+	}
+	if err := checkSeedPatch(patch); err != nil {
+		return nil, err
+	}
+	sd, err := s.deps.Seeds.UpdateSeed(ctx, id, actor(ctx), func(sd *seedengine.Seed) error {
+		return applySeedPatch(sd, patch)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &seedOutput{Body: sd}, nil
+}
+
+// Fields of a seed a patch may not name, with why.
+var (
+	seedIdentityFields = map[string]bool{"seed_id": true, "domain_id": true, "content_type": true, "country": true}
+	seedReadOnlyFields = map[string]bool{"evidence": true, "version": true, "proposed_version": true,
+		"created_at": true, "updated_at": true, "promoted_at": true, "history": true}
+)
+
+// checkSeedPatch refuses, before any read, top-level members a patch may
+// not have.
+func checkSeedPatch(patch map[string]json.RawMessage) error {
+	for _, k := range sortedKeys(patch) {
+		switch {
+		case k == "status":
+			return seedengine.FieldErrorf("status", "status cannot be patched; use POST /api/v1/seeds/promote or /api/v1/seeds/{seedId}/suspend, reactivate or archive")
+		case seedIdentityFields[k]:
+			return seedengine.FieldErrorf(k, "%s is part of the seed's identity and cannot change; create a new seed instead", k)
+		case seedReadOnlyFields[k]:
+			return seedengine.FieldErrorf(k, "%s is read-only", k)
+		case k == "category", k == "confidence", k == "metadata", k == "source", k == "fetch", k == "policy":
+		default:
+			return seedengine.FieldErrorf(seedengine.Truncate(k, 60), "unknown field %q", seedengine.Truncate(k, 60))
+		}
+	}
+	return nil
+}
+
+// applySeedPatch applies a merge patch to sd. null resets a field to its
+// zero value (a schedule to @hourly, a source type to the authority's),
+// which the store then validates; null on source, fetch or policy as a
+// whole is refused.
+func applySeedPatch(sd *seedengine.Seed, patch map[string]json.RawMessage) error {
+	for _, k := range sortedKeys(patch) {
+		v := patch[k]
+		var err error
+		switch k {
+		case "category":
+			err = patchString(k, v, &sd.Category, "")
+		case "confidence":
+			err = patchNumber(k, v, &sd.Confidence)
+		case "metadata":
+			err = patchMetadata(v, sd)
+		case "source":
+			err = patchObject(k, v, func(f string, fv json.RawMessage) error {
+				switch f {
+				case "name":
+					return patchString("source.name", fv, &sd.Source.Name, "")
+				case "source_type":
+					var st string
+					if err := patchString("source.source_type", fv, &st, ""); err != nil {
+						return err
+					}
+					sd.Source.SourceType = seedengine.SourceType(st) // "" is filled from the authority
+					return nil
+				case "domain":
+					return seedengine.FieldErrorf("source.domain", "source.domain follows the domain_id and cannot change")
+				}
+				return nil
+			}, "name", "source_type", "domain")
+		case "fetch":
+			err = patchObject(k, v, func(f string, fv json.RawMessage) error {
+				switch f {
+				case "type":
+					var t string
+					err := patchString("fetch.type", fv, &t, "")
+					sd.Fetch.Type = seedengine.FetchType(t)
+					return err
+				case "entry_url":
+					return patchString("fetch.entry_url", fv, &sd.Fetch.EntryURL, "")
+				case "schedule":
+					return patchString("fetch.schedule", fv, &sd.Fetch.Schedule, defaultSeedSchedule)
+				case "selectors":
+					return patchSelectors(fv, sd)
+				}
+				return nil
+			}, "type", "entry_url", "schedule", "selectors")
+		case "policy":
+			err = patchObject(k, v, func(f string, fv json.RawMessage) error {
+				switch f {
+				case "robots_url":
+					return patchString("policy.robots_url", fv, &sd.Policy.RobotsURL, "")
+				case "crawl_allowed":
+					return patchBool("policy.crawl_allowed", fv, &sd.Policy.CrawlAllowed)
+				case "crawl_delay":
+					return patchNumber("policy.crawl_delay", fv, &sd.Policy.CrawlDelay)
+				case "sitemap_url":
+					return patchString("policy.sitemap_url", fv, &sd.Policy.SitemapURL, "")
+				}
+				return nil
+			}, "robots_url", "crawl_allowed", "crawl_delay", "sitemap_url")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isNull(v json.RawMessage) bool { return string(v) == "null" }
+
+func patchString(field string, v json.RawMessage, dst *string, null string) error {
+	if isNull(v) {
+		*dst = null
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return seedengine.FieldErrorf(field, "%s must be a string or null", field)
+	}
+	return nil
+}
+
+func patchNumber(field string, v json.RawMessage, dst *float64) error {
+	if isNull(v) {
+		*dst = 0
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return seedengine.FieldErrorf(field, "%s must be a number or null", field)
+	}
+	return nil
+}
+
+func patchBool(field string, v json.RawMessage, dst *bool) error {
+	if isNull(v) {
+		*dst = false
+		return nil
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return seedengine.FieldErrorf(field, "%s must be true, false or null", field)
+	}
+	return nil
+}
+
+// patchObject applies the members of a nested object in name order,
+// refusing null for the whole object and unknown members.
+func patchObject(field string, v json.RawMessage, apply func(string, json.RawMessage) error, known ...string) error {
+	if isNull(v) {
+		return seedengine.FieldErrorf(field, "%s cannot be removed; patch its fields instead", field)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(v, &members); err != nil || members == nil {
+		return seedengine.FieldErrorf(field, "%s must be an object", field)
+	}
+	for _, k := range sortedKeys(members) {
+		ok := false
+		for _, kk := range known {
+			ok = ok || k == kk
+		}
+		if !ok {
+			name := field + "." + seedengine.Truncate(k, 60)
+			return seedengine.FieldErrorf(name, "unknown field %q", name)
+		}
+		if err := apply(k, members[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func patchSelectors(v json.RawMessage, sd *seedengine.Seed) error {
+	if isNull(v) {
+		sd.Fetch.Selectors = nil
+		return nil
+	}
+	var members map[string]*string
+	if err := json.Unmarshal(v, &members); err != nil || members == nil {
+		return seedengine.FieldErrorf("fetch.selectors", "fetch.selectors must be an object of strings (null members remove)")
+	}
+	if sd.Fetch.Selectors == nil {
+		sd.Fetch.Selectors = map[string]string{}
+	}
+	for k, sel := range members {
+		if sel == nil {
+			delete(sd.Fetch.Selectors, k)
+		} else {
+			sd.Fetch.Selectors[k] = *sel
+		}
+	}
+	if len(sd.Fetch.Selectors) == 0 {
+		sd.Fetch.Selectors = nil
+	}
+	return nil
+}
+
+func patchMetadata(v json.RawMessage, sd *seedengine.Seed) error {
+	if isNull(v) {
+		sd.Metadata = nil
+		return nil
+	}
+	var p map[string]any
+	if err := json.Unmarshal(v, &p); err != nil || p == nil {
+		return seedengine.FieldErrorf("metadata", "metadata must be an object or null")
+	}
+	m, _ := mergePatch(map[string]any(sd.Metadata), p).(map[string]any)
+	if len(m) == 0 {
+		m = nil
+	}
+	sd.Metadata = m
+	return nil
+}
+
+// mergePatch is RFC 7396's MergePatch on decoded JSON.
+func mergePatch(target, patch any) any {
+	p, ok := patch.(map[string]any)
+	if !ok {
+		return patch
+	}
+	t, ok := target.(map[string]any)
+	if !ok || t == nil {
+		t = map[string]any{}
+	}
+	for k, v := range p {
+		if v == nil {
+			delete(t, k)
+			continue
+		}
+		t[k] = mergePatch(t[k], v)
+	}
+	return t
+}
+
+// Transitions.
+
+type seedReasonRequest struct {
+	Reason string `json:"reason,omitempty" maxLength:"500" doc:"Why; kept in the seed's history."`
+}
+
+type seedTransitionInput struct {
+	SeedID string             `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	Body   *seedReasonRequest `required:"false"`
 }
 
 type seedPromoteRequest struct {
-	SeedID string `json:"seedId" doc:"The draft seed to promote."`
+	SeedID string `json:"seedId" maxLength:"400" doc:"The draft seed to promote." example:"gov:sg:mom.gov.sg::news"`
+	Reason string `json:"reason,omitempty" maxLength:"500" doc:"Why; kept in the seed's history."`
 }
 
 type seedPromoteInput struct{ Body seedPromoteRequest }
+
+func (s *Server) handleSeedPromote(ctx context.Context, in *seedPromoteInput) (*seedOutput, error) {
+	id, err := parseSeedID(in.Body.SeedID, "body", "seedId")
+	if err != nil {
+		return nil, err
+	}
+	return s.transitionSeed(ctx, id, seedengine.SeedPromote, in.Body.Reason)
+}
+
+// handleSeedAction serves POST /api/v1/seeds/{seedId}/{action}.
+func (s *Server) handleSeedAction(action seedengine.SeedAction) func(context.Context, *seedTransitionInput) (*seedOutput, error) {
+	return func(ctx context.Context, in *seedTransitionInput) (*seedOutput, error) {
+		id, err := parseSeedID(in.SeedID, "path", "seedId")
+		if err != nil {
+			return nil, err
+		}
+		reason := ""
+		if in.Body != nil {
+			reason = in.Body.Reason
+		}
+		return s.transitionSeed(ctx, id, action, reason)
+	}
+}
+
+func (s *Server) transitionSeed(ctx context.Context, id string, action seedengine.SeedAction, reason string) (*seedOutput, error) {
+	if s.deps.Seeds == nil {
+		return nil, unavailable("seeds")
+	}
+	sd, err := s.deps.Seeds.TransitionSeed(ctx, id, action, actor(ctx), reason)
+	if seedengine.ErrorCode(err) == seedengine.ECONFLICT {
+		// The message names the current status; the store's field
+		// ("status") is no input of this request.
+		return nil, seedengine.Errorf(seedengine.ECONFLICT, "%s", seedengine.ErrorMessage(err))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &seedOutput{Body: sd}, nil
+}
+
+// Orchestration (planned).
 
 type orchestrateRequest struct {
 	Country  string `json:"country" example:"sg"`

@@ -108,6 +108,7 @@ type Deps struct {
 	Research   seedengine.ResearchService
 	Domains    seedengine.DomainService
 	Liveness   seedengine.LivenessService
+	Seeds      seedengine.SeedService
 }
 
 // Server is the HTTP API: the route table registered on a net/http

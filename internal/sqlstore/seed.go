@@ -1,0 +1,770 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Seed list limits (DESIGN §6).
+const (
+	defaultSeedLimit = 50
+	maxSeedLimit     = 100
+)
+
+// maxSeedReason bounds the reason stored with a transition.
+const maxSeedReason = 500
+
+const seedColumns = `seed_id, domain_id, country, category, content_type, status, version,
+	proposed_version, confidence, source_json, fetch_json, policy_json, evidence_json, metadata_json, created_at, updated_at, promoted_at`
+
+// SeedService stores seeds in three tables: seeds (one row per seed),
+// seed_versions (every contract, numbered per seed) and seed_transitions
+// (status changes). A fourth, seed_counts, counts seeds by every list
+// filter but domain_id and is kept exact in the transaction of each write,
+// so a list's total costs a sum over a few rows rather than a count over
+// up to every seed.
+//
+// Every write reads the seed row first with a row lock on PostgreSQL
+// (FOR UPDATE) and then writes; on SQLite the single writer serialises
+// writes. So two concurrent updates of a seed apply one after the other
+// and neither is lost. A write takes the seed row before any seed_counts
+// row, and at most two of those in key order, so concurrent writes cannot
+// deadlock on them.
+//
+// Versions: a seed's version is the number of its current contract. A
+// new number is always max(version)+1 over the seed's seed_versions rows,
+// proposals included, so numbers never repeat. UpdateSeed clears the
+// pending proposal (proposed_version) when the new contract equals it —
+// the proposal has been applied — and keeps it otherwise.
+type SeedService struct {
+	db *DB
+}
+
+var _ seedengine.SeedService = (*SeedService)(nil)
+
+// NewSeedService returns a SeedService on db.
+func NewSeedService(db *DB) *SeedService { return &SeedService{db: db} }
+
+// CreateSeed normalises and validates s, sets it to draft at version 1
+// with fresh timestamps, and writes it with its first version and a
+// "create" transition by actor; s is updated to what was stored, History
+// included. EINVALID naming the field; ECONFLICT when the seed_id exists.
+func (s *SeedService) CreateSeed(ctx context.Context, sd *seedengine.Seed, actor string) error {
+	if err := prepareNewSeed(sd); err != nil {
+		return err
+	}
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		inserted, err := s.insertSeed(ctx, tx, sd, actor, "")
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			return seedengine.Errorf(seedengine.ECONFLICT, "seed %q exists", seedengine.Truncate(sd.SeedID, 300))
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("create seed %q: %w", seedengine.Truncate(sd.SeedID, 300), err)
+	}
+	return nil
+}
+
+// prepareNewSeed normalises and validates a seed about to be created.
+func prepareNewSeed(sd *seedengine.Seed) error {
+	sd.Normalize()
+	sd.Status = seedengine.SeedDraft
+	if err := sd.Validate(); err != nil {
+		return err
+	}
+	now := nowUTC()
+	sd.Version, sd.ProposedVersion = 1, 0
+	sd.CreatedAt, sd.UpdatedAt, sd.PromotedAt = now, now, nil
+	return nil
+}
+
+// insertSeed writes a new draft seed with its first version and create
+// transition. It reports false, having written nothing, when the seed
+// exists (on PostgreSQL after waiting for a concurrent insert of it).
+func (s *SeedService) insertSeed(ctx context.Context, tx *sql.Tx, sd *seedengine.Seed, actor, batchID string) (bool, error) {
+	args, err := s.seedArgs(sd)
+	if err != nil {
+		return false, err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO seeds (`+seedColumns+`, source_type, fetch_type)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		ON CONFLICT (seed_id) DO NOTHING`, args...)
+	if err != nil {
+		if isUniqueViolation(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if err := s.insertVersion(ctx, tx, sd, sd.Version, seedengine.SeedVersionCurrent, sd.Contract(), actor, batchID); err != nil {
+		return false, err
+	}
+	t := seedengine.SeedTransition{Action: "create", To: seedengine.SeedDraft, At: sd.CreatedAt, Actor: actor}
+	if err := s.insertTransition(ctx, tx, sd.SeedID, t); err != nil {
+		return false, err
+	}
+	if err := s.count(ctx, tx, nil, countKeyOf(sd)); err != nil {
+		return false, err
+	}
+	sd.History = []seedengine.SeedTransition{t}
+	return true, nil
+}
+
+// seedArgs are the values of seedColumns, then source_type and fetch_type.
+func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
+	var docs [4][]byte
+	for i, v := range []any{sd.Source, sd.Fetch, sd.Policy, sd.Evidence} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encode seed: %w", err)
+		}
+		docs[i] = b
+	}
+	var metadata any
+	if sd.Metadata != nil {
+		b, err := json.Marshal(sd.Metadata)
+		if err != nil {
+			return nil, seedengine.FieldErrorf("metadata", "metadata is not a JSON object: %v", err)
+		}
+		metadata = string(b)
+	}
+	return []any{sd.SeedID, sd.DomainID, sd.Country, sd.Category, sd.ContentType, string(sd.Status), sd.Version,
+		sd.ProposedVersion, sd.Confidence, string(docs[0]), string(docs[1]), string(docs[2]), string(docs[3]), metadata,
+		s.db.timeArg(sd.CreatedAt), s.db.timeArg(sd.UpdatedAt), s.db.timePtrArg(sd.PromotedAt),
+		string(sd.Source.SourceType), string(sd.Fetch.Type)}, nil
+}
+
+// writeSeed rewrites an existing seed's row from sd.
+func (s *SeedService) writeSeed(ctx context.Context, tx *sql.Tx, sd *seedengine.Seed) error {
+	args, err := s.seedArgs(sd)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE seeds SET domain_id = $2, country = $3, category = $4, content_type = $5,
+		status = $6, version = $7, proposed_version = $8, confidence = $9, source_json = $10, fetch_json = $11, policy_json = $12,
+		evidence_json = $13, metadata_json = $14, created_at = $15, updated_at = $16, promoted_at = $17,
+		source_type = $18, fetch_type = $19
+		WHERE seed_id = $1`, args...)
+	if err != nil {
+		return fmt.Errorf("write seed: %w", err)
+	}
+	return nil
+}
+
+func (s *SeedService) insertVersion(ctx context.Context, tx *sql.Tx, sd *seedengine.Seed, version int, state seedengine.SeedVersionState, c seedengine.SeedContract, actor, batchID string) error {
+	contract, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode contract: %w", err)
+	}
+	evidence, err := json.Marshal(sd.Evidence)
+	if err != nil {
+		return fmt.Errorf("encode evidence: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_versions
+		(seed_id, version, state, contract, confidence, evidence, actor, batch_id, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		sd.SeedID, version, string(state), string(contract), sd.Confidence, string(evidence), actor, batchID,
+		s.db.timeArg(sd.UpdatedAt)); err != nil {
+		return fmt.Errorf("write version %d: %w", version, err)
+	}
+	return nil
+}
+
+func (s *SeedService) insertTransition(ctx context.Context, tx *sql.Tx, id string, t seedengine.SeedTransition) error {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_transitions (seed_id, action, from_status, to_status, at, actor, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		id, t.Action, string(t.From), string(t.To), s.db.timeArg(t.At), t.Actor, t.Reason); err != nil {
+		return fmt.Errorf("write transition: %w", err)
+	}
+	return nil
+}
+
+// countKey is a seed_counts row: the seed's value of every counted filter.
+type countKey [5]string
+
+func countKeyOf(sd *seedengine.Seed) *countKey {
+	return &countKey{sd.Country, sd.Category, string(sd.Status), string(sd.Source.SourceType), string(sd.Fetch.Type)}
+}
+
+// count moves one seed from the counts row from to the row to; either may
+// be nil (a new seed has no from). Rows are written in key order.
+func (s *SeedService) count(ctx context.Context, tx *sql.Tx, from, to *countKey) error {
+	if from != nil && to != nil && *from == *to {
+		return nil
+	}
+	type delta struct {
+		k countKey
+		n int
+	}
+	var ds []delta
+	if from != nil {
+		ds = append(ds, delta{*from, -1})
+	}
+	if to != nil {
+		ds = append(ds, delta{*to, 1})
+	}
+	if len(ds) == 2 && strings.Join(ds[1].k[:], "\x00") < strings.Join(ds[0].k[:], "\x00") {
+		ds[0], ds[1] = ds[1], ds[0]
+	}
+	for _, d := range ds {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO seed_counts (country, category, status, source_type, fetch_type, n)
+			VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (country, category, status, source_type, fetch_type) DO UPDATE SET n = seed_counts.n + excluded.n`,
+			d.k[0], d.k[1], d.k[2], d.k[3], d.k[4], d.n); err != nil {
+			return fmt.Errorf("count seeds: %w", err)
+		}
+	}
+	return nil
+}
+
+// lockSeed reads a seed for a write in tx: ENOTFOUND when there is none.
+func (s *SeedService) lockSeed(ctx context.Context, tx *sql.Tx, id string) (*seedengine.Seed, error) {
+	sd, err := scanSeed(tx.QueryRowContext(ctx, `SELECT `+seedColumns+` FROM seeds WHERE seed_id = $1`+s.db.forUpdate(), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, seedNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return sd, nil
+}
+
+func seedNotFound(id string) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "seed %q not found", seedengine.Truncate(id, 300))
+}
+
+// nextVersion is the number a new version of a seed gets.
+func nextVersion(ctx context.Context, tx *sql.Tx, id string) (int, error) {
+	var v int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM seed_versions WHERE seed_id = $1`, id).Scan(&v); err != nil {
+		return 0, fmt.Errorf("next version: %w", err)
+	}
+	return v + 1, nil
+}
+
+// newCurrentVersion records c as sd's new current contract: the old
+// current version is superseded and sd.Version is the new number.
+func (s *SeedService) newCurrentVersion(ctx context.Context, tx *sql.Tx, sd *seedengine.Seed, actor, batchID string) error {
+	v, err := nextVersion(ctx, tx, sd.SeedID)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE seed_versions SET state = 'superseded' WHERE seed_id = $1 AND state = 'current'`, sd.SeedID); err != nil {
+		return fmt.Errorf("supersede version: %w", err)
+	}
+	sd.Version = v
+	return s.insertVersion(ctx, tx, sd, v, seedengine.SeedVersionCurrent, sd.Contract(), actor, batchID)
+}
+
+// findVersion returns one recorded version's contract; ok is false when
+// there is no such version.
+func findVersion(ctx context.Context, tx *sql.Tx, id string, version int) (c seedengine.SeedContract, ok bool, err error) {
+	var raw []byte
+	err = tx.QueryRowContext(ctx, `SELECT contract FROM seed_versions WHERE seed_id = $1 AND version = $2`, id, version).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, err
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return c, false, fmt.Errorf("decode version %d: %w", version, err)
+	}
+	return c, true, nil
+}
+
+// UpdateSeed calls fn with a copy of the seed and writes the result in one
+// transaction, returning the seed as stored with its History. Identity
+// (seed_id, domain_id, content_type, country) and status cannot change:
+// EINVALID naming the field. Version, proposed_version and the timestamps
+// are the store's and are reset from the stored seed. The version goes up
+// (to max(version)+1), with a new current version by actor, only when the
+// contract changed; a pending proposal equal to the new contract is
+// cleared. ENOTFOUND when there is no seed; fn's error is returned as it
+// is.
+func (s *SeedService) UpdateSeed(ctx context.Context, id, actor string, fn func(*seedengine.Seed) error) (*seedengine.Seed, error) {
+	var out *seedengine.Seed
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		old, err := s.lockSeed(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		sd, err := copySeed(old)
+		if err != nil {
+			return err
+		}
+		if err := fn(sd); err != nil {
+			return err
+		}
+		if err := checkUnchangedIdentity(old, sd); err != nil {
+			return err
+		}
+		sd.Version, sd.ProposedVersion = old.Version, old.ProposedVersion
+		sd.CreatedAt, sd.PromotedAt, sd.History = old.CreatedAt, old.PromotedAt, nil
+		sd.Normalize()
+		if err := sd.Validate(); err != nil {
+			return err
+		}
+		sd.UpdatedAt = nowUTC()
+		if !sd.Contract().Equal(old.Contract()) {
+			if err := s.newCurrentVersion(ctx, tx, sd, actor, ""); err != nil {
+				return err
+			}
+			if sd.ProposedVersion > 0 {
+				p, ok, err := findVersion(ctx, tx, sd.SeedID, sd.ProposedVersion)
+				if err != nil {
+					return err
+				}
+				if ok && p.Equal(sd.Contract()) {
+					sd.ProposedVersion = 0
+				}
+			}
+		}
+		if err := s.writeSeed(ctx, tx, sd); err != nil {
+			return err
+		}
+		if err := s.count(ctx, tx, countKeyOf(old), countKeyOf(sd)); err != nil {
+			return err
+		}
+		if sd.History, err = s.history(ctx, tx, sd.SeedID); err != nil {
+			return err
+		}
+		out = sd
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	return out, nil
+}
+
+// checkUnchangedIdentity refuses changes to what names a seed and to its
+// status, which only TransitionSeed changes.
+func checkUnchangedIdentity(old, sd *seedengine.Seed) error {
+	for _, f := range []struct{ name, was, is string }{
+		{"seed_id", old.SeedID, sd.SeedID},
+		{"domain_id", old.DomainID, sd.DomainID},
+		{"content_type", old.ContentType, sd.ContentType},
+		{"country", old.Country, sd.Country},
+	} {
+		if f.was != f.is {
+			return seedengine.FieldErrorf(f.name, "%s cannot change (it is %q); create a new seed instead", f.name, seedengine.Truncate(f.was, 300))
+		}
+	}
+	if old.Status != sd.Status {
+		return seedengine.FieldErrorf("status", "status cannot be updated; use promote, suspend, reactivate or archive")
+	}
+	return nil
+}
+
+// copySeed deep-copies a seed, so fn cannot reach the stored one through
+// maps or pointers.
+func copySeed(sd *seedengine.Seed) (*seedengine.Seed, error) {
+	cp := *sd
+	if sd.Fetch.Selectors != nil {
+		cp.Fetch.Selectors = make(map[string]string, len(sd.Fetch.Selectors))
+		for k, v := range sd.Fetch.Selectors {
+			cp.Fetch.Selectors[k] = v
+		}
+	}
+	if sd.Metadata != nil {
+		b, err := json.Marshal(sd.Metadata)
+		if err != nil {
+			return nil, fmt.Errorf("copy metadata: %w", err)
+		}
+		cp.Metadata = nil
+		if err := json.Unmarshal(b, &cp.Metadata); err != nil {
+			return nil, fmt.Errorf("copy metadata: %w", err)
+		}
+	}
+	if sd.Evidence.Newest != nil {
+		t := *sd.Evidence.Newest
+		cp.Evidence.Newest = &t
+	}
+	if sd.Evidence.CheckedAt != nil {
+		t := *sd.Evidence.CheckedAt
+		cp.Evidence.CheckedAt = &t
+	}
+	if sd.PromotedAt != nil {
+		t := *sd.PromotedAt
+		cp.PromotedAt = &t
+	}
+	cp.History = append([]seedengine.SeedTransition(nil), sd.History...)
+	return &cp, nil
+}
+
+// TransitionSeed applies a lifecycle action and records the transition
+// with actor and reason (at most 500 bytes), returning the seed with its
+// History. Promotion sets promoted_at. ECONFLICT naming the current status
+// when the action does not apply; EINVALID for an unknown action or a long
+// reason; ENOTFOUND.
+func (s *SeedService) TransitionSeed(ctx context.Context, id string, action seedengine.SeedAction, actor, reason string) (*seedengine.Seed, error) {
+	if action.Target() == "" {
+		return nil, seedengine.CheckSeedTransition(id, "", action)
+	}
+	if len(reason) > maxSeedReason {
+		return nil, seedengine.FieldErrorf("reason", "reason is longer than %d bytes", maxSeedReason)
+	}
+	var out *seedengine.Seed
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		sd, err := s.lockSeed(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if err := seedengine.CheckSeedTransition(sd.SeedID, sd.Status, action); err != nil {
+			return err
+		}
+		from := countKeyOf(sd)
+		now := nowUTC()
+		t := seedengine.SeedTransition{Action: string(action), From: sd.Status, To: action.Target(), At: now, Actor: actor, Reason: reason}
+		sd.Status, sd.UpdatedAt = t.To, now
+		if action == seedengine.SeedPromote {
+			sd.PromotedAt = &now
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE seeds SET status = $2, updated_at = $3, promoted_at = $4 WHERE seed_id = $1`,
+			sd.SeedID, string(sd.Status), s.db.timeArg(now), s.db.timePtrArg(sd.PromotedAt)); err != nil {
+			return fmt.Errorf("write status: %w", err)
+		}
+		if err := s.insertTransition(ctx, tx, sd.SeedID, t); err != nil {
+			return err
+		}
+		if err := s.count(ctx, tx, from, countKeyOf(sd)); err != nil {
+			return err
+		}
+		if sd.History, err = s.history(ctx, tx, sd.SeedID); err != nil {
+			return err
+		}
+		out = sd
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s seed %q: %w", action, seedengine.Truncate(id, 300), err)
+	}
+	return out, nil
+}
+
+// RecordDraftSeed writes what a contract run found for a seed, in one
+// transaction: a new draft when none exists (SeedCreated, the create
+// transition by actor); for a draft, its source, category, fetch, policy,
+// evidence and confidence replaced by the finding's and its metadata kept,
+// with a new version only when the contract changed (SeedRefreshed); for
+// an active, suspended or archived seed nothing but, when the finding's
+// contract differs from the seed's and from its newest proposal, a new
+// proposed version, which becomes the seed's proposed_version (SeedKept).
+// s is normalised and validated as for CreateSeed; its status is ignored.
+func (s *SeedService) RecordDraftSeed(ctx context.Context, in *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error) {
+	sd, err := copySeed(in)
+	if err != nil {
+		return seedengine.SeedRecordOutcome{}, err
+	}
+	if err := prepareNewSeed(sd); err != nil {
+		return seedengine.SeedRecordOutcome{}, err
+	}
+	var out seedengine.SeedRecordOutcome
+	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
+		inserted, err := s.insertSeed(ctx, tx, sd, actor, batchID)
+		if err != nil {
+			return err
+		}
+		if inserted {
+			out = seedengine.SeedRecordOutcome{Result: seedengine.SeedCreated, Version: sd.Version}
+			return nil
+		}
+		old, err := s.lockSeed(ctx, tx, sd.SeedID)
+		if err != nil {
+			return err
+		}
+		if old.Status == seedengine.SeedDraft {
+			return s.refreshDraft(ctx, tx, old, sd, actor, batchID, &out)
+		}
+		return s.propose(ctx, tx, old, sd, actor, batchID, &out)
+	})
+	if err != nil {
+		return seedengine.SeedRecordOutcome{}, fmt.Errorf("record seed %q: %w", seedengine.Truncate(sd.SeedID, 300), err)
+	}
+	return out, nil
+}
+
+func (s *SeedService) refreshDraft(ctx context.Context, tx *sql.Tx, old, found *seedengine.Seed, actor, batchID string, out *seedengine.SeedRecordOutcome) error {
+	sd, err := copySeed(old)
+	if err != nil {
+		return err
+	}
+	sd.Category, sd.Source, sd.Fetch, sd.Policy = found.Category, found.Source, found.Fetch, found.Policy
+	sd.Evidence, sd.Confidence = found.Evidence, found.Confidence
+	sd.UpdatedAt = nowUTC()
+	if !sd.Contract().Equal(old.Contract()) {
+		if err := s.newCurrentVersion(ctx, tx, sd, actor, batchID); err != nil {
+			return err
+		}
+	}
+	if err := s.writeSeed(ctx, tx, sd); err != nil {
+		return err
+	}
+	if err := s.count(ctx, tx, countKeyOf(old), countKeyOf(sd)); err != nil {
+		return err
+	}
+	*out = seedengine.SeedRecordOutcome{Result: seedengine.SeedRefreshed, Version: sd.Version}
+	return nil
+}
+
+func (s *SeedService) propose(ctx context.Context, tx *sql.Tx, old, found *seedengine.Seed, actor, batchID string, out *seedengine.SeedRecordOutcome) error {
+	*out = seedengine.SeedRecordOutcome{Result: seedengine.SeedKept, Version: old.Version, Reason: string(old.Status) + "_seed_kept"}
+	c := found.Contract()
+	if c.Equal(old.Contract()) {
+		return nil
+	}
+	var raw []byte
+	err := tx.QueryRowContext(ctx, `SELECT contract FROM seed_versions WHERE seed_id = $1 AND state = 'proposed'
+		ORDER BY version DESC LIMIT 1`, old.SeedID).Scan(&raw)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fmt.Errorf("find proposal: %w", err)
+	default:
+		var p seedengine.SeedContract
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("decode proposal: %w", err)
+		}
+		if p.Equal(c) {
+			return nil
+		}
+	}
+	v, err := nextVersion(ctx, tx, old.SeedID)
+	if err != nil {
+		return err
+	}
+	found.UpdatedAt = nowUTC()
+	if err := s.insertVersion(ctx, tx, found, v, seedengine.SeedVersionProposed, c, actor, batchID); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE seeds SET proposed_version = $2 WHERE seed_id = $1`, old.SeedID, v); err != nil {
+		return fmt.Errorf("write proposed version: %w", err)
+	}
+	out.Version, out.ProposedVersion = v, v
+	return nil
+}
+
+// FindSeedByID returns a seed with its History, oldest first. ENOTFOUND
+// when there is none.
+func (s *SeedService) FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error) {
+	sd, err := scanSeed(s.db.reader.QueryRowContext(ctx, `SELECT `+seedColumns+` FROM seeds WHERE seed_id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, seedNotFound(id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	if sd.History, err = s.history(ctx, s.db.reader, id); err != nil {
+		return nil, fmt.Errorf("find seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	return sd, nil
+}
+
+func (s *SeedService) history(ctx context.Context, q queryer, id string) ([]seedengine.SeedTransition, error) {
+	rows, err := q.QueryContext(ctx, `SELECT action, from_status, to_status, at, actor, reason
+		FROM seed_transitions WHERE seed_id = $1 ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := []seedengine.SeedTransition{}
+	for rows.Next() {
+		var (
+			t        seedengine.SeedTransition
+			from, to string
+			at       scanTime
+		)
+		if err := rows.Scan(&t.Action, &from, &to, &at, &t.Actor, &t.Reason); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		t.From, t.To, t.At = seedengine.SeedStatus(from), seedengine.SeedStatus(to), at.Time
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	return out, nil
+}
+
+// FindSeeds returns seeds matching f ordered by seed_id (byte order on
+// both engines), without History, and the total number matching f.
+// Limit defaults to 50 and is capped at 100. The country is matched in
+// any case. EINVALID naming the filter (country, category, status,
+// source_type, fetch_type, domain_id) for an invalid one.
+func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([]*seedengine.Seed, int, error) {
+	var (
+		where []string
+		args  []any
+	)
+	eq := func(col, v string) {
+		args = append(args, v)
+		where = append(where, col+" = $"+strconv.Itoa(len(args)))
+	}
+	if f.Country != "" {
+		c := seedengine.NormalizeCountry(f.Country)
+		if err := seedengine.ValidateCountry(c); err != nil {
+			return nil, 0, err
+		}
+		eq("country", c)
+	}
+	if f.Category != "" {
+		if err := seedengine.ValidateCategory(f.Category); err != nil {
+			return nil, 0, err
+		}
+		eq("category", f.Category)
+	}
+	if f.Status != "" {
+		if !f.Status.Valid() {
+			return nil, 0, seedengine.FieldErrorf("status", "status %q is not one of draft, active, suspended, archived", seedengine.Truncate(string(f.Status), 40))
+		}
+		eq("status", string(f.Status))
+	}
+	if f.SourceType != "" {
+		if !f.SourceType.Valid() {
+			return nil, 0, seedengine.FieldErrorf("source_type", "source_type %q is not one of government, organization, ngo, media, company, education, other", seedengine.Truncate(string(f.SourceType), 40))
+		}
+		eq("source_type", string(f.SourceType))
+	}
+	if f.FetchType != "" {
+		if !f.FetchType.Valid() {
+			return nil, 0, seedengine.FieldErrorf("fetch_type", "fetch_type %q is not one of rss, atom, json_feed, news_sitemap, sitemap, html, api", seedengine.Truncate(string(f.FetchType), 40))
+		}
+		eq("fetch_type", string(f.FetchType))
+	}
+	counted := len(where) // the filters seed_counts can answer
+	countArgs := len(args)
+	if f.DomainID != "" {
+		if _, _, _, err := seedengine.ParseDomainID(f.DomainID); err != nil {
+			return nil, 0, err
+		}
+		// The seeds of a domain are a prefix range of the primary key:
+		// "{domain_id}::" up to "{domain_id}:;" (";" follows ":").
+		args = append(args, f.DomainID+"::", f.DomainID+":;")
+		where = append(where, fmt.Sprintf("seed_id >= $%d AND seed_id < $%d", len(args)-1, len(args)))
+	}
+	limit, offset := pageBounds(f.Limit, f.Offset, defaultSeedLimit, maxSeedLimit)
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+seedColumns+` FROM seeds`+cond+` ORDER BY seed_id LIMIT $`+
+		strconv.Itoa(len(args)+1)+` OFFSET $`+strconv.Itoa(len(args)+2), append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find seeds: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	seeds := []*seedengine.Seed{}
+	for rows.Next() {
+		sd, err := scanSeed(rows)
+		if err != nil {
+			return nil, 0, fmt.Errorf("find seeds: %w", err)
+		}
+		seeds = append(seeds, sd)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("find seeds: %w", err)
+	}
+	_ = rows.Close()
+
+	// A first page that is not full holds every match.
+	if offset == 0 && len(seeds) < limit {
+		return seeds, len(seeds), nil
+	}
+	var total int
+	if f.DomainID != "" {
+		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
+	} else {
+		countCond := ""
+		if counted > 0 {
+			countCond = " WHERE " + strings.Join(where[:counted], " AND ")
+		}
+		err = s.db.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM seed_counts`+countCond, args[:countArgs]...).Scan(&total)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("find seeds: count: %w", err)
+	}
+	return seeds, total, nil
+}
+
+// FindSeedVersions returns a seed's recorded contract versions, newest
+// first. ENOTFOUND when there is no seed.
+func (s *SeedService) FindSeedVersions(ctx context.Context, id string) ([]*seedengine.SeedVersion, error) {
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT version, state, contract, confidence, evidence, actor, batch_id, created_at
+		FROM seed_versions WHERE seed_id = $1 ORDER BY version DESC`, id)
+	if err != nil {
+		return nil, fmt.Errorf("find versions of seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	defer func() { _ = rows.Close() }()
+	out := []*seedengine.SeedVersion{}
+	for rows.Next() {
+		var (
+			v                  = seedengine.SeedVersion{SeedID: id}
+			state              string
+			contract, evidence []byte
+			created            scanTime
+		)
+		if err := rows.Scan(&v.Version, &state, &contract, &v.Confidence, &evidence, &v.Actor, &v.BatchID, &created); err != nil {
+			return nil, fmt.Errorf("find versions of seed %q: %w", seedengine.Truncate(id, 300), err)
+		}
+		if err := json.Unmarshal(contract, &v.Contract); err != nil {
+			return nil, fmt.Errorf("find versions of seed %q: decode contract: %w", seedengine.Truncate(id, 300), err)
+		}
+		if err := json.Unmarshal(evidence, &v.Evidence); err != nil {
+			return nil, fmt.Errorf("find versions of seed %q: decode evidence: %w", seedengine.Truncate(id, 300), err)
+		}
+		v.State, v.CreatedAt = seedengine.SeedVersionState(state), created.Time
+		out = append(out, &v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find versions of seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	// Every seed has a version from its creation on, so none means no seed.
+	if len(out) == 0 {
+		return nil, seedNotFound(id)
+	}
+	return out, nil
+}
+
+func scanSeed(row rowScanner) (*seedengine.Seed, error) {
+	var (
+		sd                              seedengine.Seed
+		status                          string
+		source, fetch, policy, evidence []byte
+		metadata                        []byte
+		created, updated, promoted      scanTime
+	)
+	if err := row.Scan(&sd.SeedID, &sd.DomainID, &sd.Country, &sd.Category, &sd.ContentType, &status, &sd.Version,
+		&sd.ProposedVersion, &sd.Confidence, &source, &fetch, &policy, &evidence, &metadata, &created, &updated, &promoted); err != nil {
+		return nil, err
+	}
+	for _, d := range []struct {
+		raw []byte
+		v   any
+	}{{source, &sd.Source}, {fetch, &sd.Fetch}, {policy, &sd.Policy}, {evidence, &sd.Evidence}} {
+		if err := json.Unmarshal(d.raw, d.v); err != nil {
+			return nil, fmt.Errorf("decode seed %q: %w", sd.SeedID, err)
+		}
+	}
+	if len(metadata) > 0 {
+		if err := json.Unmarshal(metadata, &sd.Metadata); err != nil {
+			return nil, fmt.Errorf("decode seed %q metadata: %w", sd.SeedID, err)
+		}
+	}
+	sd.Status = seedengine.SeedStatus(status)
+	sd.CreatedAt, sd.UpdatedAt, sd.PromotedAt = created.Time, updated.Time, promoted.ptr()
+	return &sd, nil
+}

@@ -1,0 +1,513 @@
+package seedengine
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// SeedStatus is where a seed is in its lifecycle. A seed is created as a
+// draft; a person promotes it to active; an active seed can be suspended
+// and reactivated; any seed can be archived, which is final.
+type SeedStatus string
+
+// Seed statuses.
+const (
+	SeedDraft     SeedStatus = "draft"
+	SeedActive    SeedStatus = "active"
+	SeedSuspended SeedStatus = "suspended"
+	SeedArchived  SeedStatus = "archived"
+)
+
+// Valid reports whether s is one of the SeedStatus constants.
+func (s SeedStatus) Valid() bool {
+	switch s {
+	case SeedDraft, SeedActive, SeedSuspended, SeedArchived:
+		return true
+	}
+	return false
+}
+
+// SeedAction is an explicit lifecycle transition of a seed. Status never
+// changes any other way: not by PATCH, not by a contract run.
+type SeedAction string
+
+// Seed actions.
+const (
+	SeedPromote    SeedAction = "promote"    // draft → active
+	SeedSuspend    SeedAction = "suspend"    // active → suspended
+	SeedReactivate SeedAction = "reactivate" // suspended → active
+	SeedArchive    SeedAction = "archive"    // draft, active or suspended → archived
+)
+
+// Target returns the status the action leads to, or "" for an unknown
+// action.
+func (a SeedAction) Target() SeedStatus {
+	switch a {
+	case SeedPromote, SeedReactivate:
+		return SeedActive
+	case SeedSuspend:
+		return SeedSuspended
+	case SeedArchive:
+		return SeedArchived
+	}
+	return ""
+}
+
+// From lists the statuses the action may start from.
+func (a SeedAction) From() []SeedStatus {
+	switch a {
+	case SeedPromote:
+		return []SeedStatus{SeedDraft}
+	case SeedSuspend:
+		return []SeedStatus{SeedActive}
+	case SeedReactivate:
+		return []SeedStatus{SeedSuspended}
+	case SeedArchive:
+		return []SeedStatus{SeedDraft, SeedActive, SeedSuspended}
+	}
+	return nil
+}
+
+// CheckSeedTransition returns nil when action may be applied to a seed in
+// status from, and otherwise an ECONFLICT error naming the current status
+// (EINVALID for an unknown action).
+func CheckSeedTransition(seedID string, from SeedStatus, action SeedAction) error {
+	allowed := action.From()
+	if allowed == nil {
+		return FieldErrorf("action", "unknown seed action %q", Truncate(string(action), 40))
+	}
+	for _, s := range allowed {
+		if s == from {
+			return nil
+		}
+	}
+	names := make([]string, len(allowed))
+	for i, s := range allowed {
+		names[i] = string(s)
+	}
+	return &Error{Code: ECONFLICT, Field: "status", Message: "seed " + Truncate(seedID, 200) + " is " + string(from) +
+		"; " + string(action) + " needs a seed that is " + strings.Join(names, " or ")}
+}
+
+// SourceType says who publishes a seed's content (DESIGN §2); it is the
+// seeds list's source_type filter.
+type SourceType string
+
+// Source types.
+const (
+	SourceGovernment   SourceType = "government"
+	SourceOrganization SourceType = "organization"
+	SourceNGO          SourceType = "ngo"
+	SourceMedia        SourceType = "media"
+	SourceCompany      SourceType = "company"
+	SourceEducation    SourceType = "education"
+	SourceOther        SourceType = "other"
+)
+
+// Valid reports whether t is one of the SourceType constants.
+func (t SourceType) Valid() bool {
+	switch t {
+	case SourceGovernment, SourceOrganization, SourceNGO, SourceMedia, SourceCompany, SourceEducation, SourceOther:
+		return true
+	}
+	return false
+}
+
+// FetchType is how a seed's content is retrieved.
+type FetchType string
+
+// Fetch types.
+const (
+	FetchRSS         FetchType = "rss"
+	FetchAtom        FetchType = "atom"
+	FetchJSONFeed    FetchType = "json_feed"
+	FetchNewsSitemap FetchType = "news_sitemap"
+	FetchSitemap     FetchType = "sitemap"
+	FetchHTML        FetchType = "html"
+	FetchAPI         FetchType = "api"
+)
+
+// Valid reports whether t is one of the FetchType constants.
+func (t FetchType) Valid() bool {
+	switch t {
+	case FetchRSS, FetchAtom, FetchJSONFeed, FetchNewsSitemap, FetchSitemap, FetchHTML, FetchAPI:
+		return true
+	}
+	return false
+}
+
+// ContentTypeNews is the content type looked for first.
+const ContentTypeNews = "news"
+
+// ValidateContentType checks a content type: a slug like a category
+// ([a-z0-9_]{1,40}). EINVALID with Field "content_type".
+func ValidateContentType(ct string) error {
+	if err := ValidateCategory(ct); err != nil {
+		return FieldErrorf("content_type", "content_type %q must be a lower-case slug [a-z0-9_]{1,40}", Truncate(ct, 60))
+	}
+	return nil
+}
+
+// SeedID returns the seed_id "{domain_id}::{content_type}".
+func SeedID(domainID, contentType string) string { return domainID + "::" + contentType }
+
+// ParseSeedID splits a seed_id into its domain_id and content type and
+// checks both. EINVALID with Field "seed_id".
+func ParseSeedID(id string) (domainID, contentType string, err error) {
+	d, ct, ok := strings.Cut(id, "::")
+	if !ok {
+		return "", "", FieldErrorf("seed_id", "seed_id %q must be {domain_id}::{content_type}", Truncate(id, 120))
+	}
+	if _, _, _, err := ParseDomainID(d); err != nil {
+		return "", "", FieldErrorf("seed_id", "seed_id %q: %s", Truncate(id, 120), ErrorMessage(err))
+	}
+	if ValidateContentType(ct) != nil {
+		return "", "", FieldErrorf("seed_id", "seed_id %q has invalid content type %q", Truncate(id, 120), Truncate(ct, 60))
+	}
+	return d, ct, nil
+}
+
+// SeedSource is who publishes a seed's content.
+type SeedSource struct {
+	Domain     string     `json:"domain"` // registrable domain
+	Name       string     `json:"name"`
+	SourceType SourceType `json:"source_type"`
+}
+
+// SeedFetch is how a seed's content is retrieved: part of the contract.
+type SeedFetch struct {
+	Type     FetchType `json:"type"`
+	EntryURL string    `json:"entry_url"`
+	// Schedule is a cron expression (five fields, or @hourly, @daily, …)
+	// saying how often the entry URL is read.
+	Schedule string `json:"schedule"`
+	// Selectors are CSS selectors for HTML seeds (for example "item",
+	// "link", "title", "date").
+	Selectors map[string]string `json:"selectors,omitempty"`
+}
+
+// SeedPolicy is what robots.txt allows: part of the contract.
+type SeedPolicy struct {
+	RobotsURL    string `json:"robots_url"`
+	CrawlAllowed bool   `json:"crawl_allowed"`
+	// CrawlDelay is the robots.txt Crawl-delay for our agent, in seconds;
+	// 0 when none.
+	CrawlDelay float64 `json:"crawl_delay"`
+	SitemapURL string  `json:"sitemap_url,omitempty"`
+}
+
+// SeedContract is the versioned part of a seed: what a fetcher does. A
+// seed's version goes up by one exactly when its contract changes.
+type SeedContract struct {
+	Fetch  SeedFetch  `json:"fetch"`
+	Policy SeedPolicy `json:"policy"`
+}
+
+// Equal reports whether two contracts are the same; nil and empty
+// selector maps are equal.
+func (c SeedContract) Equal(o SeedContract) bool {
+	if len(c.Fetch.Selectors) == 0 && len(o.Fetch.Selectors) == 0 {
+		c.Fetch.Selectors, o.Fetch.Selectors = nil, nil
+	}
+	return reflect.DeepEqual(c, o)
+}
+
+// SeedEvidence summarises the evidence a seed's contract rests on; the
+// whole evidence of a contract run is the object at Key.
+type SeedEvidence struct {
+	// Key is the object key of the contract run's evidence
+	// (prod/contracts/{domain}/{time}.json).
+	Key string `json:"key,omitempty"`
+	// Method says which candidate won and how it was found, e.g.
+	// "rss via link_alternate".
+	Method string `json:"method,omitempty"`
+	// Candidates is how many candidates were examined for the domain.
+	Candidates int `json:"candidates"`
+	// Items is the item count of the chosen feed or the URL count of the
+	// chosen sitemap.
+	Items int `json:"items,omitempty"`
+	// Newest is the newest item or lastmod date of the chosen candidate.
+	Newest *time.Time `json:"newest,omitempty"`
+	// Requests is how many HTTP requests the contract run made.
+	Requests  int        `json:"requests,omitempty"`
+	CheckedAt *time.Time `json:"checked_at,omitempty"`
+}
+
+// SeedTransition is one recorded change of a seed's status.
+type SeedTransition struct {
+	Action string     `json:"action"` // "create" or a SeedAction
+	From   SeedStatus `json:"from,omitempty"`
+	To     SeedStatus `json:"to"`
+	At     time.Time  `json:"at"`
+	// Actor is the name of the API key that asked for it
+	// (AnonymousActor when the API is open), or "contract_batch:{id}".
+	Actor  string `json:"actor"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// AnonymousActor is the actor recorded when the API runs without keys.
+const AnonymousActor = "anonymous"
+
+// Seed is a retrieval contract for one domain and one content type.
+type Seed struct {
+	SeedID      string         `json:"seed_id"`
+	DomainID    string         `json:"domain_id"`
+	Country     string         `json:"country"`
+	Category    string         `json:"category"`
+	ContentType string         `json:"content_type"`
+	Source      SeedSource     `json:"source"`
+	Fetch       SeedFetch      `json:"fetch"`
+	Policy      SeedPolicy     `json:"policy"`
+	Evidence    SeedEvidence   `json:"evidence"`
+	Confidence  float64        `json:"confidence"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	Status      SeedStatus     `json:"status"`
+	Version     int            `json:"version"`
+	// ProposedVersion is the newest contract version that a contract run
+	// proposed for a seed that was no longer a draft, when it differs from
+	// the seed's contract; 0 when there is none. FindSeedVersions shows it.
+	ProposedVersion int        `json:"proposed_version,omitempty"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+	PromotedAt      *time.Time `json:"promoted_at,omitempty"`
+	// History lists the seed's status transitions, oldest first; filled
+	// by FindSeedByID only.
+	History []SeedTransition `json:"history,omitempty"`
+}
+
+// Contract returns the versioned part of s.
+func (s *Seed) Contract() SeedContract { return SeedContract{Fetch: s.Fetch, Policy: s.Policy} }
+
+// MaxSeedMetadata is the largest metadata object a seed keeps, in bytes of
+// JSON.
+const MaxSeedMetadata = 16 << 10
+
+// Normalize fills what follows from the identity: the seed_id from
+// domain_id and content_type (or the reverse), the country and the source
+// domain from the domain_id, and the source type from its authority when
+// empty. It does not validate.
+func (s *Seed) Normalize() {
+	if s.SeedID == "" && s.DomainID != "" && s.ContentType != "" {
+		s.SeedID = SeedID(s.DomainID, s.ContentType)
+	}
+	if s.SeedID != "" && (s.DomainID == "" || s.ContentType == "") {
+		if d, ct, ok := strings.Cut(s.SeedID, "::"); ok {
+			if s.DomainID == "" {
+				s.DomainID = d
+			}
+			if s.ContentType == "" {
+				s.ContentType = ct
+			}
+		}
+	}
+	a, country, domain, err := ParseDomainID(s.DomainID)
+	if err != nil {
+		return
+	}
+	if s.Country == "" {
+		s.Country = country
+	}
+	if s.Source.Domain == "" {
+		s.Source.Domain = domain
+	}
+	if s.Source.SourceType == "" {
+		s.Source.SourceType = SourceType(a.SourceType())
+	}
+}
+
+// Validate checks a seed's fields and their consistency, returning an
+// EINVALID error naming the first bad field (dotted for nested ones, e.g.
+// "fetch.entry_url").
+func (s *Seed) Validate() error {
+	_, country, domain, err := ParseDomainID(s.DomainID)
+	if err != nil {
+		return err
+	}
+	if err := ValidateContentType(s.ContentType); err != nil {
+		return err
+	}
+	if s.SeedID != SeedID(s.DomainID, s.ContentType) {
+		return FieldErrorf("seed_id", "seed_id %q must be %q ({domain_id}::{content_type})", Truncate(s.SeedID, 120), SeedID(s.DomainID, s.ContentType))
+	}
+	if s.Country != country {
+		return FieldErrorf("country", "country %q must be the domain_id's country %q", Truncate(s.Country, 16), country)
+	}
+	if err := ValidateCategory(s.Category); err != nil {
+		return err
+	}
+	if s.Source.Domain != domain {
+		return FieldErrorf("source.domain", "source.domain %q must be the domain_id's domain %q", Truncate(s.Source.Domain, 80), domain)
+	}
+	if len(s.Source.Name) > 200 {
+		return FieldErrorf("source.name", "source.name is longer than 200 bytes")
+	}
+	if !s.Source.SourceType.Valid() {
+		return FieldErrorf("source.source_type", "source.source_type %q is not one of government, organization, ngo, media, company, education, other", Truncate(string(s.Source.SourceType), 40))
+	}
+	if !s.Fetch.Type.Valid() {
+		return FieldErrorf("fetch.type", "fetch.type %q is not one of rss, atom, json_feed, news_sitemap, sitemap, html, api", Truncate(string(s.Fetch.Type), 40))
+	}
+	if err := validateSeedURL("fetch.entry_url", s.Fetch.EntryURL, true); err != nil {
+		return err
+	}
+	if err := ValidateCron(s.Fetch.Schedule); err != nil {
+		return err
+	}
+	if len(s.Fetch.Selectors) > 20 {
+		return FieldErrorf("fetch.selectors", "fetch.selectors has more than 20 entries")
+	}
+	for k, v := range s.Fetch.Selectors {
+		if k == "" || len(k) > 40 || len(v) > 500 {
+			return FieldErrorf("fetch.selectors", "fetch.selectors entries need a name of 1–40 bytes and a selector of at most 500 bytes")
+		}
+	}
+	if err := validateSeedURL("policy.robots_url", s.Policy.RobotsURL, false); err != nil {
+		return err
+	}
+	if err := validateSeedURL("policy.sitemap_url", s.Policy.SitemapURL, false); err != nil {
+		return err
+	}
+	if s.Policy.CrawlDelay < 0 || s.Policy.CrawlDelay > 86400 || s.Policy.CrawlDelay != s.Policy.CrawlDelay {
+		return FieldErrorf("policy.crawl_delay", "policy.crawl_delay must be 0 to 86400 seconds")
+	}
+	if s.Confidence < 0 || s.Confidence > 1 || s.Confidence != s.Confidence {
+		return FieldErrorf("confidence", "confidence must be between 0 and 1")
+	}
+	if s.Metadata != nil {
+		b, err := json.Marshal(s.Metadata)
+		if err != nil {
+			return FieldErrorf("metadata", "metadata is not a JSON object: %v", err)
+		}
+		if len(b) > MaxSeedMetadata {
+			return FieldErrorf("metadata", "metadata is larger than %d bytes", MaxSeedMetadata)
+		}
+	}
+	if s.Status != "" && !s.Status.Valid() {
+		return FieldErrorf("status", "status %q is not one of draft, active, suspended, archived", Truncate(string(s.Status), 40))
+	}
+	return nil
+}
+
+func validateSeedURL(field, raw string, required bool) error {
+	if raw == "" {
+		if required {
+			return FieldErrorf(field, "%s is required", field)
+		}
+		return nil
+	}
+	if len(raw) > 2048 {
+		return FieldErrorf(field, "%s is longer than 2048 bytes", field)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return FieldErrorf(field, "%s %q must be an absolute http or https URL", field, Truncate(raw, 120))
+	}
+	return nil
+}
+
+// SeedVersionState says whether a recorded contract version is in use.
+type SeedVersionState string
+
+// Seed version states.
+const (
+	SeedVersionCurrent    SeedVersionState = "current"    // the seed's contract
+	SeedVersionSuperseded SeedVersionState = "superseded" // an earlier contract
+	// SeedVersionProposed is a contract a contract run found for a seed
+	// that was no longer a draft; it is kept for a person to apply.
+	SeedVersionProposed SeedVersionState = "proposed"
+)
+
+// SeedVersion is one recorded contract of a seed.
+type SeedVersion struct {
+	SeedID     string           `json:"seed_id"`
+	Version    int              `json:"version"`
+	State      SeedVersionState `json:"state"`
+	Contract   SeedContract     `json:"contract"`
+	Confidence float64          `json:"confidence"`
+	Evidence   SeedEvidence     `json:"evidence"`
+	Actor      string           `json:"actor"`
+	BatchID    string           `json:"batch_id,omitempty"`
+	CreatedAt  time.Time        `json:"created_at"`
+}
+
+// SeedFilter selects seeds. Zero fields do not filter.
+type SeedFilter struct {
+	Country    string
+	Category   string
+	Status     SeedStatus
+	SourceType SourceType
+	FetchType  FetchType
+	DomainID   string
+	Limit      int
+	Offset     int
+}
+
+// SeedRecordResult is what recording a contract run's seed did.
+type SeedRecordResult string
+
+// Seed record results.
+const (
+	// SeedCreated: no seed existed; a draft was created.
+	SeedCreated SeedRecordResult = "created"
+	// SeedRefreshed: a draft existed and was replaced by the new finding
+	// (its version went up only when the contract changed).
+	SeedRefreshed SeedRecordResult = "refreshed"
+	// SeedKept: the seed is active, suspended or archived and was left as
+	// it is; a differing contract was recorded as a proposed version.
+	SeedKept SeedRecordResult = "kept"
+)
+
+// SeedRecordOutcome is the outcome of SeedService.RecordDraftSeed.
+type SeedRecordOutcome struct {
+	Result  SeedRecordResult `json:"result"`
+	Version int              `json:"version"` // the seed's version, or the proposed version's
+	// Reason explains a kept seed: "active_seed_kept",
+	// "suspended_seed_kept", "archived_seed_kept", with
+	// ProposedVersion > 0 when a new proposal was recorded.
+	Reason          string `json:"reason,omitempty"`
+	ProposedVersion int    `json:"proposed_version,omitempty"`
+}
+
+// SeedService stores seeds, their contract versions and transitions.
+type SeedService interface {
+	// CreateSeed normalises and validates s, sets it to draft at version 1
+	// with fresh timestamps, and writes it with its first version and a
+	// "create" transition by actor. EINVALID naming the field; ECONFLICT
+	// when the seed_id exists.
+	CreateSeed(ctx context.Context, s *Seed, actor string) error
+
+	// FindSeedByID returns a seed with its History. ENOTFOUND when there
+	// is none.
+	FindSeedByID(ctx context.Context, id string) (*Seed, error)
+
+	// FindSeeds returns seeds matching f ordered by seed_id, and the total
+	// matching f regardless of Limit and Offset.
+	FindSeeds(ctx context.Context, f SeedFilter) ([]*Seed, int, error)
+
+	// UpdateSeed calls fn with a copy of the seed and writes the result in
+	// one transaction. Identity (seed_id, domain_id, content_type,
+	// country) and status cannot change: EINVALID naming the field. The
+	// version goes up by one, with a new version recorded, only when the
+	// contract changed. ENOTFOUND when there is no seed.
+	UpdateSeed(ctx context.Context, id, actor string, fn func(*Seed) error) (*Seed, error)
+
+	// TransitionSeed applies a lifecycle action and records the
+	// transition with actor and reason. ECONFLICT naming the current
+	// status when the action does not apply; ENOTFOUND.
+	TransitionSeed(ctx context.Context, id string, action SeedAction, actor, reason string) (*Seed, error)
+
+	// RecordDraftSeed writes what a contract run found for a seed: a new
+	// draft when none exists, a refresh of a draft, or — for a seed that
+	// is no longer a draft — nothing but a proposed version (only when
+	// its contract differs from the seed's and from the latest proposal).
+	// s is normalised and validated as for CreateSeed.
+	RecordDraftSeed(ctx context.Context, s *Seed, actor, batchID string) (SeedRecordOutcome, error)
+
+	// FindSeedVersions returns a seed's recorded contract versions, newest
+	// first. ENOTFOUND when there is no seed.
+	FindSeedVersions(ctx context.Context, id string) ([]*SeedVersion, error)
+}
