@@ -15,7 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/simweb"
 )
 
 // BenchmarkResearchBatch10k measures a 10,000-URL research batch from POST
@@ -87,5 +90,105 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/batch")
 	b.ReportMetric(float64(10000*b.N)/total.Seconds(), "urls/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkContractBatch1k measures a 1,000-domain contract batch from POST
+// to finished, through HTTP on loopback, against a simulated web of 1,000
+// sites (the five layouts in turn; every 20th site's robots.txt shuts
+// everyone out, every 25th is a dead name), on the embedded defaults and
+// at DEFAULT politeness: one request per host in flight, 1 s between two
+// requests to a host, 64 requests in flight overall. It reports the
+// requests per domain (mean and max, from the batch result) against the
+// per-domain budget of 40.
+func BenchmarkContractBatch1k(b *testing.B) {
+	const n = 1000
+	layouts := simweb.Layouts()
+	blocked := "User-agent: *\nDisallow: /\n"
+	sites := make([]simweb.Site, n)
+	ids := make([]string, n)
+	for i := range sites {
+		sites[i] = simweb.Site{Host: fmt.Sprintf("c%04d-example.gov.sg", i), Layout: layouts[i%len(layouts)]}
+		switch {
+		case i%25 == 24:
+			sites[i].Scenario = simweb.ScenarioNXDomain
+		case i%20 == 19:
+			sites[i].Robots = &blocked
+		}
+		ids[i] = "gov:sg:" + sites[i].Host
+	}
+	web, err := simweb.Start(simweb.Config{Seed: 1})
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = web.Close() })
+	for _, s := range sites {
+		web.AddSite(s)
+	}
+	ca, err := web.WriteCAFile(b.TempDir())
+	require.NoError(b, err)
+	args := []string{"--data-dir", b.TempDir(), "--dns-server", web.DNSAddr(), "--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8"}
+	for _, ct := range web.ConnectTo() {
+		args = append(args, "--connect-to", ct)
+	}
+	c, _, err := parseConfig("serve", "", groupStore|groupServer|groupQueue|groupDiscover|groupFetch, args, func(string) string { return "" }, io.Discard, nil)
+	require.NoError(b, err)
+	log := slog.New(slog.DiscardHandler)
+	fc, err := fetch.New(c.fetchConfig(log))
+	require.NoError(b, err)
+	b.Cleanup(fc.Close)
+	a, err := openApp(b.Context(), c, log, fc)
+	require.NoError(b, err)
+	b.Cleanup(a.close)
+	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		require.NoError(b, a.queue.Stop(ctx))
+	})
+	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
+		Batches: a.batchs, QueueStats: a.queue, Seeds: a.seeds,
+	})
+	ts := httptest.NewServer(api.Handler())
+	b.Cleanup(ts.Close)
+	body, err := json.Marshal(map[string]any{"country": "sg", "category": "news", "domainIds": ids})
+	require.NoError(b, err)
+
+	b.ResetTimer()
+	var total time.Duration
+	var requests, maxRequests, domains int
+	for i := 0; i < b.N; i++ {
+		began := time.Now()
+		resp, err := http.Post(ts.URL+"/api/v1/queues/contract", "application/json", bytes.NewReader(body))
+		require.NoError(b, err)
+		var batch seedengine.Batch
+		require.NoError(b, json.NewDecoder(resp.Body).Decode(&batch))
+		resp.Body.Close()
+		require.Equal(b, http.StatusAccepted, resp.StatusCode)
+		for {
+			r, err := http.Get(ts.URL + "/api/v1/queues/batch/" + batch.ID)
+			require.NoError(b, err)
+			batch = seedengine.Batch{}
+			require.NoError(b, json.NewDecoder(r.Body).Decode(&batch))
+			r.Body.Close()
+			if batch.Status.Finished() {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		total += time.Since(began)
+		var res contract.ChunkResult
+		require.NoError(b, json.Unmarshal(batch.Result, &res))
+		require.Len(b, res.Domains, n, "every domain ran")
+		for _, d := range res.Domains {
+			requests += d.Requests
+			maxRequests = max(maxRequests, d.Requests)
+			domains++
+		}
+		require.Equal(b, n-n/25, batch.Items.Succeeded, "every live domain got a seed: %s", batch.Result)
+	}
+	b.StopTimer()
+	require.LessOrEqual(b, maxRequests, c.ContractMaxRequests)
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/batch")
+	b.ReportMetric(float64(requests)/float64(domains), "requests/domain")
+	b.ReportMetric(float64(maxRequests), "max-requests/domain")
 	b.ReportMetric(0, "ns/op")
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/httpapi"
@@ -37,6 +38,7 @@ type stack struct {
 	domains  *sqlstore.DomainService
 	research *research.Service
 	liveness *sqlstore.LivenessService
+	seeds    *sqlstore.SeedService
 	queue    *jobs.Queue
 }
 
@@ -48,6 +50,7 @@ type stackConfig struct {
 	wrap       func(research.DatasetWriter) research.DatasetWriter
 	jobs       jobs.Config
 	prober     liveness.DomainProber
+	contract   contract.Runner
 }
 
 // withQueue starts the queue, so batches run.
@@ -94,6 +97,10 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		s.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.prober, discover.DefaultClassifier(), s.liveness, blobs))
 		s.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(blobs))
 	}
+	s.seeds = sqlstore.NewSeedService(db)
+	if cfg.contract != nil {
+		s.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(cfg.contract, s.seeds, blobs))
+	}
 	s.batchSvc.Enqueuer = s.queue
 	if cfg.startQueue {
 		require.NoError(t, s.queue.Start(t.Context()))
@@ -110,6 +117,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Research = s.research
 		d.Domains = s.domains
 		d.Liveness = s.liveness
+		d.Seeds = s.seeds
 	})
 	return s
 }
