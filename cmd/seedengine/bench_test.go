@@ -69,23 +69,7 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 		})
 		require.NoError(b, err)
 		began := time.Now()
-		resp, err := http.Post(ts.URL+"/api/v1/queues/research", "application/json", bytes.NewReader(body))
-		require.NoError(b, err)
-		var batch seedengine.Batch
-		require.NoError(b, json.NewDecoder(resp.Body).Decode(&batch))
-		resp.Body.Close()
-		require.Equal(b, http.StatusAccepted, resp.StatusCode)
-		for {
-			r, err := http.Get(ts.URL + "/api/v1/queues/batch/" + batch.ID)
-			require.NoError(b, err)
-			batch = seedengine.Batch{}
-			require.NoError(b, json.NewDecoder(r.Body).Decode(&batch))
-			r.Body.Close()
-			if batch.Status.Finished() {
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		batch := runBatch(b, ts.URL, "/api/v1/queues/research", body, 5*time.Millisecond)
 		total += time.Since(began)
 		require.Equal(b, seedengine.BatchCompleted, batch.Status, "%+v", batch)
 		require.Equal(b, 10000, batch.Items.Succeeded)
@@ -94,6 +78,29 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "ms/batch")
 	b.ReportMetric(float64(10000*b.N)/total.Seconds(), "urls/s")
 	b.ReportMetric(0, "ns/op")
+}
+
+// runBatch posts a batch to base+path and polls it every poll until it has
+// finished.
+func runBatch(b *testing.B, base, path string, body []byte, poll time.Duration) seedengine.Batch {
+	b.Helper()
+	resp, err := http.Post(base+path, "application/json", bytes.NewReader(body))
+	require.NoError(b, err)
+	var batch seedengine.Batch
+	require.NoError(b, json.NewDecoder(resp.Body).Decode(&batch))
+	resp.Body.Close()
+	require.Equal(b, http.StatusAccepted, resp.StatusCode)
+	for {
+		r, err := http.Get(base + "/api/v1/queues/batch/" + batch.ID)
+		require.NoError(b, err)
+		batch = seedengine.Batch{}
+		require.NoError(b, json.NewDecoder(r.Body).Decode(&batch))
+		r.Body.Close()
+		if batch.Status.Finished() {
+			return batch
+		}
+		time.Sleep(poll)
+	}
 }
 
 // BenchmarkContractBatch1k measures a 1,000-domain contract batch from POST
@@ -160,23 +167,7 @@ func BenchmarkContractBatch1k(b *testing.B) {
 	var requests, maxRequests, domains int
 	for i := 0; i < b.N; i++ {
 		began := time.Now()
-		resp, err := http.Post(ts.URL+"/api/v1/queues/contract", "application/json", bytes.NewReader(body))
-		require.NoError(b, err)
-		var batch seedengine.Batch
-		require.NoError(b, json.NewDecoder(resp.Body).Decode(&batch))
-		resp.Body.Close()
-		require.Equal(b, http.StatusAccepted, resp.StatusCode)
-		for {
-			r, err := http.Get(ts.URL + "/api/v1/queues/batch/" + batch.ID)
-			require.NoError(b, err)
-			batch = seedengine.Batch{}
-			require.NoError(b, json.NewDecoder(r.Body).Decode(&batch))
-			r.Body.Close()
-			if batch.Status.Finished() {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		batch := runBatch(b, ts.URL, "/api/v1/queues/contract", body, 100*time.Millisecond)
 		total += time.Since(began)
 		var res contract.ChunkResult
 		require.NoError(b, json.Unmarshal(batch.Result, &res))

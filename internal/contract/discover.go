@@ -421,7 +421,7 @@ func (r *run) readFeeds(ctx context.Context) {
 		if c.Kind != KindFeed || c.Fetched || c.Skipped != "" {
 			continue
 		}
-		if r.feedFetches() >= r.d.cfg.MaxFeedFetches || !r.canSpend(ctx) {
+		if r.fetches(KindFeed) >= r.d.cfg.MaxFeedFetches || !r.canSpend(ctx) {
 			return
 		}
 		if r.haveFreshFeedFor(c.ContentType) {
@@ -432,35 +432,51 @@ func (r *run) readFeeds(ctx context.Context) {
 	}
 }
 
-func (r *run) feedFetches() int {
+// fetches counts the candidates of a kind that were requested.
+func (r *run) fetches(kind string) int {
 	n := 0
 	for _, c := range r.ev.Candidates {
-		if c.Kind == KindFeed && c.Fetched {
+		if c.Kind == kind && c.Fetched {
 			n++
 		}
 	}
 	return n
 }
 
-func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
-	if c.Robots != RobotsAllowed {
+// claim marks a candidate as requested, or says why it is not: robots.txt
+// disallows it, or its URL was already requested in this run.
+func (r *run) claim(c *Candidate) bool {
+	switch {
+	case c.Robots != RobotsAllowed:
 		c.Skipped = SkipRobots
-		return
-	}
-	if r.fetched[c.URL] {
+	case r.fetched[c.URL]:
 		c.Skipped = SkipSeen
+	default:
+		r.fetched[c.URL] = true
+		c.Fetched = true
+		return true
+	}
+	return false
+}
+
+// answered records a candidate's response and reports whether it is a 2xx
+// worth reading.
+func (c *Candidate) answered(resp *fetch.Response) bool {
+	c.Status, c.FinalURL = resp.Status, resp.FinalURL
+	c.MIMEType = mediaType(resp.Header.Get("Content-Type"))
+	return resp.Status >= 200 && resp.Status <= 299
+}
+
+func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
+	if !r.claim(c) {
 		return
 	}
-	r.fetched[c.URL] = true
-	c.Fetched = true
 	resp, err := r.do(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindFeed})
 	if err != nil {
 		c.Error = failReason(err)
 		return
 	}
-	c.Status, c.FinalURL = resp.Status, resp.FinalURL
-	c.MIMEType = mediaType(resp.Header.Get("Content-Type"))
-	if resp.Status < 200 || resp.Status > 299 {
+	if !c.answered(resp) {
 		return
 	}
 	info, err := feed.Parse(resp.Body)
@@ -563,7 +579,7 @@ func (r *run) walkSitemaps(ctx context.Context) {
 		if c == nil {
 			return
 		}
-		if r.sitemapFetches() >= r.d.cfg.MaxSitemapFetches || !r.canSpend(ctx) {
+		if r.fetches(KindSitemap) >= r.d.cfg.MaxSitemapFetches || !r.canSpend(ctx) {
 			return
 		}
 		r.fetchSitemap(ctx, c)
@@ -585,36 +601,17 @@ func (r *run) nextSitemap() *Candidate {
 
 func newsLike(u string) bool { return strings.Contains(strings.ToLower(u), "news") }
 
-func (r *run) sitemapFetches() int {
-	n := 0
-	for _, c := range r.ev.Candidates {
-		if c.Kind == KindSitemap && c.Fetched {
-			n++
-		}
-	}
-	return n
-}
-
 func (r *run) fetchSitemap(ctx context.Context, c *Candidate) {
-	if c.Robots != RobotsAllowed {
-		c.Skipped = SkipRobots
+	if !r.claim(c) {
 		return
 	}
-	if r.fetched[c.URL] {
-		c.Skipped = SkipSeen
-		return
-	}
-	r.fetched[c.URL] = true
-	c.Fetched = true
 	resp, err := r.d.f.Stream(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindSitemap, Admit: r.admit})
 	if err != nil {
 		c.Error = failReason(err)
 		return
 	}
 	defer resp.Body.Close()
-	c.Status, c.FinalURL = resp.Status, resp.FinalURL
-	c.MIMEType = mediaType(resp.Header.Get("Content-Type"))
-	if resp.Status < 200 || resp.Status > 299 {
+	if !c.answered(&resp.Response) {
 		return
 	}
 	var children []string
@@ -682,25 +679,16 @@ func (r *run) readSections(ctx context.Context) {
 		if fetched >= r.d.cfg.MaxSections || !r.canSpend(ctx) {
 			return
 		}
-		if c.Robots != RobotsAllowed {
-			c.Skipped = SkipRobots
-			continue
-		}
-		if r.fetched[c.URL] {
-			c.Skipped = SkipSeen
+		if !r.claim(c) {
 			continue
 		}
 		fetched++
-		r.fetched[c.URL] = true
-		c.Fetched = true
 		resp, err := r.do(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindPage})
 		if err != nil {
 			c.Error = failReason(err)
 			continue
 		}
-		c.Status, c.FinalURL = resp.Status, resp.FinalURL
-		c.MIMEType = mediaType(resp.Header.Get("Content-Type"))
-		if resp.Status < 200 || resp.Status > 299 || !isHTML(c.MIMEType, resp.Body) {
+		if !c.answered(resp) || !isHTML(c.MIMEType, resp.Body) {
 			continue
 		}
 		c.Format = "html"
