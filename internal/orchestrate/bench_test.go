@@ -6,16 +6,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"runtime/metrics"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 )
@@ -209,7 +206,7 @@ func BenchmarkExtractDomains5MB(b *testing.B) { benchExtract(b, 5_000_000) }
 func BenchmarkExtractDomains80MB(b *testing.B) { benchExtract(b, 80_000_000) }
 
 func benchExtract(b *testing.B, size int64) {
-	data, free := offHeap(int(size))
+	data, free := benchmem.OffHeap(int(size))
 	defer free()
 	n, err := io.ReadFull(newRawFileReader(size), data)
 	require.ErrorIs(b, err, io.ErrUnexpectedEOF)
@@ -217,8 +214,8 @@ func benchExtract(b *testing.B, size int64) {
 	c := discover.DefaultClassifier()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	base := heapObjects()
-	stop := sampleHeap()
+	base := benchmem.HeapObjects()
+	stop := benchmem.SampleHeap()
 	records, unique := 0, 0
 	for b.Loop() {
 		fd, err := orchestrate.ExtractDomains(bytes.NewReader(data), c, testPartition)
@@ -231,51 +228,9 @@ func benchExtract(b *testing.B, size int64) {
 	peak := stop()
 	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
 	b.ReportMetric(float64(unique), "domains")
-	b.ReportMetric(float64(peak-min(peak, base))/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(benchmem.MiB(peak-min(peak, base)), "peak-heap-MiB")
 	for _, m := range []struct{ mode, unit string }{{"extract", "peak-RSS-MiB"}, {"generate", "peak-RSS-gen-MiB"}} {
-		if rss, err := childPeakRSS(m.mode, size); err != nil {
-			b.Logf("peak RSS not measured: %v", err)
-		} else if rss > 0 {
-			b.ReportMetric(float64(rss)/(1<<20), m.unit)
-		}
-	}
-}
-
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// sampleHeap samples the heap's object bytes every millisecond until the
-// returned function is called, which returns the highest value seen.
-func sampleHeap() func() uint64 {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	read := func() {
-		if v := heapObjects(); v > peak.Load() {
-			peak.Store(v)
-		}
-	}
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			read()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		<-finished
-		read()
-		return peak.Load()
+		benchmem.ReportChildPeakRSS(b, m.unit, rssChildEnv, m.mode+":"+strconv.FormatInt(size, 10))
 	}
 }
 
@@ -283,12 +238,7 @@ func sampleHeap() func() uint64 {
 // TestMain): "extract:<size>" or "generate:<size>".
 const rssChildEnv = "SEEDENGINE_ORCHESTRATE_RSS_CHILD"
 
-func TestMain(m *testing.M) {
-	if v := os.Getenv(rssChildEnv); v != "" {
-		os.Exit(rssChild(v))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { benchmem.Main(m, rssChildEnv, rssChild) }
 
 func rssChild(v string) int {
 	mode, n, _ := strings.Cut(v, ":")
@@ -305,7 +255,7 @@ func rssChild(v string) int {
 			return 1
 		}
 		fmt.Println(n)
-		printPeakRSS()
+		benchmem.ReportPeakRSS(os.Stdout)
 		return 0
 	}
 	fd, err := orchestrate.ExtractDomains(g, nil, testPartition)
@@ -314,40 +264,6 @@ func rssChild(v string) int {
 		return 1
 	}
 	fmt.Println(fd.Records, len(fd.Domains))
-	printPeakRSS()
+	benchmem.ReportPeakRSS(os.Stdout)
 	return 0
-}
-
-// printPeakRSS prints the process's own peak RSS where the system tells
-// it (Linux: VmHWM, which starts afresh at exec, unlike getrusage's
-// ru_maxrss that keeps the parent's).
-func printPeakRSS() {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return
-	}
-	for line := range strings.Lines(string(status)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			if kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64); err == nil {
-				fmt.Printf("peak-rss=%d\n", kb*1024)
-			}
-		}
-	}
-}
-
-// childPeakRSS runs rssChild in a new process and returns its peak RSS in
-// bytes (0 where the platform does not report it).
-func childPeakRSS(mode string, size int64) (int64, error) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), rssChildEnv+"="+mode+":"+strconv.FormatInt(size, 10))
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s", err, out)
-	}
-	if _, v, ok := strings.Cut(string(out), "peak-rss="); ok {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			return n, nil
-		}
-	}
-	return maxRSS(cmd.ProcessState), nil
 }

@@ -7,14 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"runtime/metrics"
 	"strconv"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/benchmem"
 )
 
 // benchSize is the decoded size of the benchmark sitemap: 50 MB, just under
@@ -131,8 +129,8 @@ func benchParse(b *testing.B, gz bool) {
 	}
 	b.SetBytes(benchSize)
 	b.ReportAllocs()
-	stop := sampleHeap()
-	cpu0 := processCPUTime()
+	stop := benchmem.SampleHeap()
+	cpu0 := benchmem.CPUTime()
 	urls := 0
 	for b.Loop() {
 		var r io.Reader = newURLSetReader(benchSize)
@@ -145,22 +143,18 @@ func benchParse(b *testing.B, gz bool) {
 		}
 		urls += res.Entries
 	}
-	cpu := processCPUTime() - cpu0
+	cpu := benchmem.CPUTime() - cpu0
 	peak := stop()
 	b.ReportMetric(float64(urls)/b.Elapsed().Seconds(), "URLs/s")
 	if cpu > 0 {
 		b.ReportMetric(float64(urls)/cpu.Seconds(), "URLs/cpu-s")
 	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(benchmem.MiB(peak), "peak-heap-MiB")
 	mode := "plain"
 	if gz {
 		mode = "gzip"
 	}
-	if rss, err := childPeakRSS(mode); err != nil {
-		b.Logf("peak RSS not measured: %v", err)
-	} else if rss > 0 {
-		b.ReportMetric(float64(rss)/(1<<20), "peak-RSS-MiB")
-	}
+	benchmem.ReportChildPeakRSS(b, "peak-RSS-MiB", rssChildEnv, mode)
 }
 
 // BenchmarkEncodingXMLRawToken is the baseline that decided against
@@ -187,49 +181,10 @@ func BenchmarkEncodingXMLRawToken(b *testing.B) {
 	b.ReportMetric(float64(urls)/b.Elapsed().Seconds(), "URLs/s")
 }
 
-// sampleHeap samples the heap's object bytes every millisecond until the
-// returned function is called, which returns the highest value seen.
-func sampleHeap() func() uint64 {
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() {
-		metrics.Read(sample)
-		if v := sample[0].Value.Uint64(); v > peak.Load() {
-			peak.Store(v)
-		}
-	}
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			read()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		<-finished
-		read()
-		return peak.Load()
-	}
-}
-
 // rssChildEnv makes the test binary run one parse and exit (see TestMain).
 const rssChildEnv = "SEEDENGINE_SITEMAP_RSS_CHILD"
 
-func TestMain(m *testing.M) {
-	if mode := os.Getenv(rssChildEnv); mode != "" {
-		os.Exit(rssChild(mode))
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { benchmem.Main(m, rssChildEnv, rssChild) }
 
 // rssChild parses one generated 50 MB urlset; gzip input is compressed on the
 // fly through a pipe so that it is not held in memory.
@@ -254,16 +209,4 @@ func rssChild(mode string) int {
 	}
 	fmt.Println(res.Entries)
 	return 0
-}
-
-// childPeakRSS runs rssChild in a new process and returns its peak RSS in
-// bytes (0 where the platform does not report it).
-func childPeakRSS(mode string) (int64, error) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), rssChildEnv+"="+mode)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s", err, out)
-	}
-	return maxRSS(cmd.ProcessState), nil
 }
