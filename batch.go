@@ -39,6 +39,22 @@ type ResearchBatchParams struct {
 	Queries         []string `json:"queries,omitempty"`
 }
 
+// OrchestrationBatchParams are the params of a seed orchestration batch:
+// the partition's date (country and category are the batch's) and whether
+// the run was forced, which makes the file processor and the domain
+// collector redo work their checkpoints say is done.
+type OrchestrationBatchParams struct {
+	Date  string `json:"date"`
+	Force bool   `json:"force"`
+}
+
+// Steps of an orchestration batch's chunks. Chunks of other batches have
+// no step.
+const (
+	StepFile   = "file"   // one raw dataset file
+	StepDomain = "domain" // one domain of a partition, spawned by a file
+)
+
 // BatchStatus is where a batch is in its life.
 type BatchStatus string
 
@@ -112,8 +128,15 @@ const (
 // BatchChunk is one chunk of a batch: its input and, once processed, its
 // outcome.
 type BatchChunk struct {
-	BatchID   string          `json:"batch_id"`
-	Index     int             `json:"index"` // 0-based, dense within a batch
+	BatchID string `json:"batch_id"`
+	Index   int    `json:"index"` // 0-based, dense within a batch
+	// Step says which stage of a multi-stage batch the chunk belongs to
+	// (StepFile, StepDomain); "" for single-stage batches.
+	Step string `json:"step,omitempty"`
+	// Key identifies what the chunk works on within its step (a raw file
+	// key, a domain); a batch holds at most one chunk per step and
+	// non-empty key, so spawning the same work twice adds it once.
+	Key       string          `json:"key,omitempty"`
 	Status    ChunkStatus     `json:"status"`
 	Input     json.RawMessage `json:"input"`  // kind-specific input (URLs, domains, a file key)
 	Items     int             `json:"items"`  // number of items in Input
@@ -130,6 +153,17 @@ type ChunkOutcome struct {
 	Succeeded int
 	Failed    int
 	Result    json.RawMessage
+	// Spawn are chunks to add to the batch (Step, Key, Input and Items
+	// set), written with their jobs in the transaction that records this
+	// outcome, so the batch cannot finish before them and a crash loses
+	// none. A chunk whose step and key the batch already holds is not
+	// added again. The number added is merged into Result as
+	// "chunks_spawned".
+	Spawn []*BatchChunk
+	// AfterCommit, when set, runs once the outcome has been committed, for
+	// effects that must follow it (a checkpoint saying the work is done).
+	// Its error is logged, not retried: the outcome stands.
+	AfterCommit func(context.Context) error
 }
 
 // BatchFilter selects batches. Zero fields do not filter.
@@ -149,10 +183,12 @@ type Enqueuer interface {
 
 // BatchFinisher is an optional interface of an Enqueuer: when the batch
 // service's Enqueuer implements it, the service calls
-// EnqueueBatchFinishedTx once per batch, inside the transaction that moves
-// the batch to its final status, so whatever follows a batch (merging its
-// output, for example) is queued exactly when the batch finishes, or not at
-// all if that transaction rolls back. b holds the batch as written.
+// EnqueueBatchFinishedTx inside the transaction that moves the batch to its
+// final status, so whatever follows a batch (merging its output, for
+// example) is queued exactly when the batch finishes, or not at all if that
+// transaction rolls back. That is once per batch, unless a chunk is reopened
+// (a dead letter retried) and the batch finishes again: what follows a
+// batch must be safe to repeat. b holds the batch as written.
 type BatchFinisher interface {
 	EnqueueBatchFinishedTx(ctx context.Context, tx *sql.Tx, b *Batch) error
 }
@@ -187,10 +223,47 @@ type BatchService interface {
 	// still called.
 	CompleteBatchChunk(ctx context.Context, batchID string, index int, out ChunkOutcome, inTx func(*sql.Tx) error) error
 
+	// ReopenBatchChunk puts a failed chunk back to queued — undoing its
+	// failure in the batch's counters and moving a finished batch back to
+	// running — and calls inTx (for example to retry the queue job) in the
+	// same transaction. ENOTFOUND when there is no such chunk; ECONFLICT
+	// when the chunk has not failed or the batch was cancelled.
+	ReopenBatchChunk(ctx context.Context, batchID string, index int, inTx func(*sql.Tx) error) error
+
 	// FailBatchChunk records a failed attempt. When final, the chunk is
 	// failed, its items count as failed and the batch's status is updated as
 	// for CompleteBatchChunk.
 	FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error
+}
+
+// DeadLetter is a queue job that used all its attempts (or was failed at
+// once) and was set aside; retrying it puts it back on the queue.
+type DeadLetter struct {
+	ID    int64  `json:"id"`
+	Kind  string `json:"kind"`
+	Queue string `json:"queue"`
+	// State is the queue's: "discarded" (every attempt used) or
+	// "cancelled" (failed at once, for input no retry could fix).
+	State       string          `json:"state"`
+	Args        json.RawMessage `json:"args"`
+	BatchID     string          `json:"batch_id,omitempty"`
+	Chunk       *int            `json:"chunk,omitempty"`
+	Attempts    int             `json:"attempts"`
+	MaxAttempts int             `json:"max_attempts"`
+	LastError   string          `json:"last_error"`
+	CreatedAt   time.Time       `json:"created_at"`
+	FailedAt    *time.Time      `json:"failed_at,omitempty"`
+}
+
+// DeadLetterService lists and retries dead letters.
+type DeadLetterService interface {
+	// FindDeadLetters returns dead letters, newest first, optionally of
+	// one job kind, and how many there are.
+	FindDeadLetters(ctx context.Context, kind string, limit, offset int) ([]*DeadLetter, int, error)
+	// RetryDeadLetter puts a dead letter back on the queue (and its batch
+	// chunk back to queued). ENOTFOUND when there is no such job;
+	// ECONFLICT when the job is not a dead letter.
+	RetryDeadLetter(ctx context.Context, id int64) (*DeadLetter, error)
 }
 
 // MergeResults merges two kind-specific results, each a JSON object or

@@ -46,6 +46,7 @@ type Config struct {
 
 	// Queue.
 	Workers           int
+	DomainWorkers     int
 	QueuePollInterval time.Duration
 	JobTimeout        time.Duration
 	JobRescueAfter    time.Duration
@@ -126,8 +127,11 @@ var settings = []setting{
 	{name: "shutdown-timeout", usage: "how long to wait for requests and in-flight jobs on SIGINT/SIGTERM", group: groupServer | groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ShutdownTimeout, n, 30*time.Second, u)
 	}},
-	{name: "workers", usage: "concurrent job workers", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+	{name: "workers", usage: "concurrent job workers (batch chunks, file jobs)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.Workers, n, 50, u)
+	}},
+	{name: "domain-workers", usage: "concurrent seed orchestration domain jobs (mostly waiting on politeness, so many)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.DomainWorkers, n, 200, u)
 	}},
 	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)
@@ -335,6 +339,9 @@ func (c *Config) finish(groups settingGroup) error {
 	if groups&groupQueue != 0 {
 		if c.Workers < 1 || c.Workers > 10000 {
 			return fmt.Errorf("--workers: %d must be from 1 to 10000", c.Workers)
+		}
+		if c.DomainWorkers < 1 || c.DomainWorkers > 10000 {
+			return fmt.Errorf("--domain-workers: %d must be from 1 to 10000", c.DomainWorkers)
 		}
 		if c.QueuePollInterval < time.Millisecond {
 			return fmt.Errorf("--queue-poll-interval: %v must be at least 1ms", c.QueuePollInterval)

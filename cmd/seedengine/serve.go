@@ -23,6 +23,7 @@ import (
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -125,6 +126,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	a.research = research.New(a.datasets, a.domains, index, classifier, log)
 	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
 		Workers:              c.Workers,
+		DomainWorkers:        c.DomainWorkers,
 		PollInterval:         c.QueuePollInterval,
 		MaxAttempts:          c.MaxAttempts,
 		JobTimeout:           c.JobTimeout,
@@ -149,6 +151,8 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	if fc != nil {
 		d := contract.New(fc, contract.Config{MaxRequests: c.ContractMaxRequests, Deadline: c.ContractDeadline})
 		a.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(d, a.seeds, a.blobs))
+		collector := orchestrate.NewCollector(fc, a.blobs, orchestrate.CollectorConfig{}, log)
+		a.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(a.blobs, classifier, collector, log))
 	}
 	a.batchs.Enqueuer = a.queue
 	return a, nil
@@ -252,14 +256,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			// Revoking the last key must not open a server that others can reach.
 			RequireKeys: !isLoopbackAddr(c.Addr),
 		}, httpapi.Deps{
-			APIKeys:    a.keys,
-			Batches:    a.batchs,
-			QueueStats: a.queue,
-			Datasets:   research.RegisteringDatasets(a.datasets, a.research),
-			Research:   a.research,
-			Domains:    a.domains,
-			Liveness:   a.liveness,
-			Seeds:      a.seeds,
+			APIKeys:     a.keys,
+			Batches:     a.batchs,
+			QueueStats:  a.queue,
+			Datasets:    research.RegisteringDatasets(a.datasets, a.research),
+			Research:    a.research,
+			Domains:     a.domains,
+			Liveness:    a.liveness,
+			Seeds:       a.seeds,
+			DeadLetters: a.queue,
 			Checks: map[string]seedengine.Checker{
 				"database":     seedengine.CheckerFunc(a.db.Check),
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),

@@ -183,6 +183,10 @@ func (f *fakeBatches) CompleteBatchChunk(context.Context, string, int, seedengin
 
 func (f *fakeBatches) FailBatchChunk(context.Context, string, int, string, bool) error { return nil }
 
+func (f *fakeBatches) ReopenBatchChunk(context.Context, string, int, func(*sql.Tx) error) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "no chunks in the fake")
+}
+
 // fakeQueueStats returns fixed counts.
 type fakeQueueStats struct {
 	counts []seedengine.JobCount

@@ -249,37 +249,6 @@ func (s *Server) handleBatchResults(ctx context.Context, in *batchResultsInput) 
 	return &livenessResultListOutput{Body: livenessResultList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
 }
 
-type deadLetter struct {
-	ID        string          `json:"id"`
-	Kind      string          `json:"kind" doc:"Job kind."`
-	BatchID   string          `json:"batch_id,omitempty"`
-	Attempts  int             `json:"attempts"`
-	LastError string          `json:"last_error"`
-	FailedAt  time.Time       `json:"failed_at"`
-	Args      json.RawMessage `json:"args"`
-}
-
-type deadLetterListInput struct {
-	Kind   string `query:"kind" doc:"Only jobs of this kind."`
-	Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"1000"`
-	Offset int    `query:"offset" default:"0" minimum:"0"`
-}
-
-type deadLetterList struct {
-	Items  []deadLetter `json:"items"`
-	Total  int          `json:"total"`
-	Limit  int          `json:"limit"`
-	Offset int          `json:"offset"`
-}
-
-type deadLetterListOutput struct{ Body deadLetterList }
-
-type deadLetterInput struct {
-	ID string `path:"id" maxLength:"128"`
-}
-
-type deadLetterOutput struct{ Body deadLetter }
-
 // sortedKeys is used where map order would make output unstable.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

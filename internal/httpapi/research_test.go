@@ -22,6 +22,7 @@ import (
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
@@ -51,6 +52,7 @@ type stackConfig struct {
 	jobs       jobs.Config
 	prober     liveness.DomainProber
 	contract   contract.Runner
+	collect    orchestrate.Fetcher // fetches for the orchestration's domain collector
 }
 
 // withQueue starts the queue, so batches run.
@@ -101,6 +103,10 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	if cfg.contract != nil {
 		s.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(cfg.contract, s.seeds, blobs))
 	}
+	if cfg.collect != nil {
+		collector := orchestrate.NewCollector(cfg.collect, blobs, orchestrate.CollectorConfig{}, nil)
+		s.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
+	}
 	s.batchSvc.Enqueuer = s.queue
 	if cfg.startQueue {
 		require.NoError(t, s.queue.Start(t.Context()))
@@ -118,6 +124,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Domains = s.domains
 		d.Liveness = s.liveness
 		d.Seeds = s.seeds
+		d.DeadLetters = s.queue
 	})
 	return s
 }

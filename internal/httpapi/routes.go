@@ -82,8 +82,8 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-domain results of a liveness batch, by verdict", 0, handle(s.handleBatchResults)),
 		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state", 0, handle(s.handleQueueStats)),
-		plannedRoute(get, "/api/v1/queues/dead-letters", read, "list-dead-letters", "List jobs that failed for good", "dead letters", 0, planned[deadLetterListInput, deadLetterListOutput]()),
-		plannedRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again", "dead letters", http.StatusAccepted, planned[deadLetterInput, deadLetterOutput]()),
+		apiRoute(get, "/api/v1/queues/dead-letters", read, "list-dead-letters", "List jobs that failed for good, newest first", 0, handle(s.handleDeadLetterList)),
+		apiRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again, with its batch chunk", http.StatusAccepted, handle(s.handleDeadLetterRetry)),
 		plannedRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
 
 		// Datasets.
@@ -120,7 +120,7 @@ func (s *Server) routeTable() []*route {
 		apiRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedSuspend))),
 		apiRoute(post, "/api/v1/seeds/{seedId}/reactivate", admin, "reactivate-seed", "Reactivate a suspended seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedReactivate))),
 		apiRoute(post, "/api/v1/seeds/{seedId}/archive", admin, "archive-seed", "Archive a seed, for good", 0, handleSeed(s.handleSeedAction(seedengine.SeedArchive))),
-		plannedRoute(post, "/api/v1/seeds/orchestrate", write, "orchestrate-seeds", "Queue seed collection for a partition's raw files", "seed orchestration", http.StatusAccepted, planned[orchestrateInput, orchestrateOutput]()),
+		apiRoute(post, "/api/v1/seeds/orchestrate", write, "orchestrate-seeds", "Queue seed collection for a partition's raw files", http.StatusAccepted, handle(s.handleOrchestrate)),
 
 		// API keys.
 		apiRoute(get, "/api/v1/keys", admin, "list-keys", "List API keys, revoked ones included", 0, handle(s.handleKeyList)),

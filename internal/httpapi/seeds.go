@@ -680,22 +680,3 @@ func (s *Server) transitionSeed(ctx context.Context, id string, action seedengin
 }
 
 // Orchestration (planned).
-
-type orchestrateRequest struct {
-	Country  string `json:"country" example:"sg"`
-	Category string `json:"category" example:"news"`
-	Date     string `json:"date" format:"date"`
-	Force    bool   `json:"force,omitempty" doc:"Process files already checkpointed too."`
-}
-
-type orchestrateInput struct{ Body orchestrateRequest }
-
-type orchestrateResult struct {
-	Status       string `json:"status" enum:"queued"`
-	BatchID      string `json:"batch_id"`
-	FilesFound   int    `json:"files_found"`
-	MessagesSent int    `json:"messages_sent"`
-	Skipped      int    `json:"skipped" doc:"Files already checkpointed (0 with force)."`
-}
-
-type orchestrateOutput struct{ Body orchestrateResult }

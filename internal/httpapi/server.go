@@ -108,7 +108,9 @@ type Deps struct {
 	Research   seedengine.ResearchService
 	Domains    seedengine.DomainService
 	Liveness   seedengine.LivenessService
-	Seeds      seedengine.SeedService
+	// DeadLetters lists and retries jobs that failed for good (the queue).
+	DeadLetters seedengine.DeadLetterService
+	Seeds       seedengine.SeedService
 }
 
 // Server is the HTTP API: the route table registered on a net/http

@@ -17,6 +17,10 @@ import (
 	"github.com/seedengine/seedengine"
 )
 
+// QueueDomains is the River queue of orchestration domain jobs; every
+// other job runs on River's default queue.
+const QueueDomains = "domains"
+
 // Database engines accepted by New; the same names sqlstore reports.
 const (
 	EngineSQLite   = "sqlite"
@@ -26,8 +30,13 @@ const (
 // Config tunes the queue. Zero fields take the defaults given with each
 // field.
 type Config struct {
-	// Workers is how many jobs run at once in this process. Default 50.
+	// Workers is how many jobs of the default queue run at once in this
+	// process. Default 50.
 	Workers int
+
+	// DomainWorkers is how many jobs of QueueDomains (one domain of a seed
+	// orchestration each) run at once in this process. Default 200.
+	DomainWorkers int
 
 	// PollInterval is how often the queue looks for new jobs. The
 	// database/sql drivers cannot LISTEN for inserts, so this bounds the
@@ -71,6 +80,9 @@ func (c Config) withDefaults() Config {
 	if c.Workers == 0 {
 		c.Workers = 50
 	}
+	if c.DomainWorkers == 0 {
+		c.DomainWorkers = 200
+	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond
 	}
@@ -99,6 +111,8 @@ func (c Config) validate() error {
 	switch {
 	case c.Workers < 1:
 		return seedengine.Errorf(seedengine.EINVALID, "queue workers must be at least 1, got %d", c.Workers)
+	case c.DomainWorkers < 1:
+		return seedengine.Errorf(seedengine.EINVALID, "queue domain workers must be at least 1, got %d", c.DomainWorkers)
 	case c.PollInterval < time.Millisecond:
 		return seedengine.Errorf(seedengine.EINVALID, "queue poll interval must be at least 1ms, got %s", c.PollInterval)
 	case c.FetchCooldown < time.Millisecond:
@@ -186,15 +200,19 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &chunkWorker[LivenessChunkArgs]{q: q})
 	river.AddWorker(workers, &chunkWorker[ContractChunkArgs]{q: q})
 	river.AddWorker(workers, &chunkWorker[OrchestrationFileArgs]{q: q})
+	river.AddWorker(workers, &chunkWorker[OrchestrationDomainArgs]{q: q})
 	river.AddWorker(workers, &finishWorker{q: q})
 
 	rcfg := &river.Config{
-		FetchCooldown:        cfg.FetchCooldown,
-		FetchPollInterval:    cfg.PollInterval,
-		JobTimeout:           cfg.JobTimeout,
-		Logger:               cfg.Logger.With("component", "river"),
-		MaxAttempts:          cfg.MaxAttempts,
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.Workers}},
+		FetchCooldown:     cfg.FetchCooldown,
+		FetchPollInterval: cfg.PollInterval,
+		JobTimeout:        cfg.JobTimeout,
+		Logger:            cfg.Logger.With("component", "river"),
+		MaxAttempts:       cfg.MaxAttempts,
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.Workers},
+			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
+		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,
 	}
@@ -379,7 +397,7 @@ func (q *Queue) EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Ba
 	}
 	params := make([]river.InsertManyParams, len(chunks))
 	for i, c := range chunks {
-		params[i] = river.InsertManyParams{Args: chunkArgsFor(b.Kind, b.ID, c.Index)}
+		params[i] = river.InsertManyParams{Args: chunkArgsFor(b.Kind, c.Step, b.ID, c.Index)}
 	}
 	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue %d jobs of batch %s: %w", len(params), b.ID, err)

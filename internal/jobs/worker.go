@@ -39,7 +39,7 @@ type chunkJobArgs interface {
 	batchKind() seedengine.BatchKind
 }
 
-func chunkArgsFor(kind seedengine.BatchKind, batchID string, index int) ChunkArgs {
+func chunkArgsFor(kind seedengine.BatchKind, step, batchID string, index int) ChunkArgs {
 	switch kind {
 	case seedengine.BatchResearch:
 		return ResearchChunkArgs{BatchID: batchID, Chunk: index}
@@ -48,6 +48,9 @@ func chunkArgsFor(kind seedengine.BatchKind, batchID string, index int) ChunkArg
 	case seedengine.BatchContract:
 		return ContractChunkArgs{BatchID: batchID, Chunk: index}
 	case seedengine.BatchOrchestration:
+		if step == seedengine.StepDomain {
+			return OrchestrationDomainArgs{BatchID: batchID, Chunk: index}
+		}
 		return OrchestrationFileArgs{BatchID: batchID, Chunk: index}
 	}
 	panic(fmt.Sprintf("jobs: no job args for batch kind %q", kind))
@@ -152,6 +155,11 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 	}
 	r.log(ctx, slog.LevelInfo, "job_completed",
 		slog.Int("succeeded", out.Succeeded), slog.Int("failed", out.Failed), slog.Bool("already_recorded", recorded))
+	if out.AfterCommit != nil {
+		if err := out.AfterCommit(cctx); err != nil {
+			r.log(ctx, slog.LevelWarn, "job_after_commit_failed", slog.String("error", err.Error()))
+		}
+	}
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -28,8 +29,10 @@ type fakeEnqueuer struct {
 
 type enqueueCall struct {
 	batchID     string
-	chunks      int
-	chunkRowsTx int // chunk rows visible inside the transaction
+	total       int      // the batch's chunk total as handed over
+	indexes     []int    // of the chunks handed over
+	keys        []string // of the chunks handed over
+	chunkRowsTx int      // chunk rows visible inside the transaction
 }
 
 func (e *fakeEnqueuer) EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
@@ -39,7 +42,12 @@ func (e *fakeEnqueuer) EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *seeden
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.calls = append(e.calls, enqueueCall{batchID: b.ID, chunks: len(chunks), chunkRowsTx: n})
+	call := enqueueCall{batchID: b.ID, total: b.Chunks.Total, chunkRowsTx: n}
+	for _, c := range chunks {
+		call.indexes = append(call.indexes, c.Index)
+		call.keys = append(call.keys, c.Key)
+	}
+	e.calls = append(e.calls, call)
 	return e.err
 }
 
@@ -111,7 +119,8 @@ func TestCreateBatch(t *testing.T) {
 		require.Equal(t, seedengine.ChunkCounts{Total: 3}, b.Chunks)
 		require.Equal(t, seedengine.ItemCounts{Total: 6}, b.Items)
 		require.False(t, b.CreatedAt.IsZero())
-		require.Equal(t, []enqueueCall{{batchID: b.ID, chunks: 3, chunkRowsTx: 3}}, enq.Calls(),
+		want := enqueueCall{batchID: b.ID, total: 3, indexes: []int{0, 1, 2}, keys: []string{"", "", ""}, chunkRowsTx: 3}
+		require.Equal(t, []enqueueCall{want}, enq.Calls(),
 			"the enqueuer runs inside the transaction that wrote the chunks")
 		for i, c := range chunks {
 			require.Equal(t, b.ID, c.BatchID)
@@ -157,6 +166,12 @@ func TestCreateBatchInvalid(t *testing.T) {
 		{"nil chunk", &seedengine.Batch{Kind: seedengine.BatchResearch}, []*seedengine.BatchChunk{nil}, "chunks"},
 		{"bad params", &seedengine.Batch{Kind: seedengine.BatchResearch, Params: json.RawMessage(`{`)}, chunksOf(1), "params"},
 		{"bad input", &seedengine.Batch{Kind: seedengine.BatchResearch}, []*seedengine.BatchChunk{{Input: json.RawMessage(`[1,`), Items: 1}}, "input"},
+		{"repeated step and key", &seedengine.Batch{Kind: seedengine.BatchOrchestration}, []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepFile, "raw/a.jsonl", 1), stepChunk(seedengine.StepFile, "raw/b.jsonl", 1), stepChunk(seedengine.StepFile, "raw/a.jsonl", 1),
+		}, "chunks"},
+		{"key too long", &seedengine.Batch{Kind: seedengine.BatchOrchestration}, []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepFile, strings.Repeat("k", 1025), 1),
+		}, "chunks"},
 	}
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		s, enq := newBatchService(db)
@@ -692,5 +707,403 @@ func TestBatchFinisherCalledOnceInTx(t *testing.T) {
 		finished := enq.Finished()
 		require.Len(t, finished, 4, "the rolled-back call and the committed one")
 		require.Equal(t, r.ID, finished[3].batchID)
+	})
+}
+
+// stepChunk returns a chunk of an orchestration step working on key.
+func stepChunk(step, key string, items int) *seedengine.BatchChunk {
+	input, _ := json.Marshal(map[string]string{"key": key})
+	return &seedengine.BatchChunk{Step: step, Key: key, Input: input, Items: items}
+}
+
+// createFileBatch creates an orchestration batch with one file chunk per
+// key, each of one item.
+func createFileBatch(t *testing.T, s *sqlstore.BatchService, keys ...string) *seedengine.Batch {
+	t.Helper()
+	chunks := make([]*seedengine.BatchChunk, len(keys))
+	for i, k := range keys {
+		chunks[i] = stepChunk(seedengine.StepFile, k, 1)
+	}
+	b := &seedengine.Batch{Kind: seedengine.BatchOrchestration, Country: "sg", Category: "news",
+		Params: json.RawMessage(`{"date":"2026-01-28","force":false}`)}
+	require.NoError(t, s.CreateBatch(t.Context(), b, chunks))
+	return b
+}
+
+func TestCreateBatchStepsAndKeys(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, enq := newBatchService(db)
+
+		// A key is unique within its step only; chunks without a key are
+		// never duplicates.
+		chunks := []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepFile, "raw/a.jsonl", 1),
+			stepChunk(seedengine.StepDomain, "raw/a.jsonl", 1),
+			{Step: seedengine.StepFile, Input: json.RawMessage(`{}`)},
+			{Step: seedengine.StepFile, Input: json.RawMessage(`{}`)},
+		}
+		b := &seedengine.Batch{Kind: seedengine.BatchOrchestration}
+		require.NoError(t, s.CreateBatch(ctx, b, chunks))
+		require.Equal(t, []string{"raw/a.jsonl", "raw/a.jsonl", "", ""}, enq.Calls()[0].keys)
+		for i, want := range chunks {
+			c := findChunk(t, s, b.ID, i)
+			require.Equal(t, want.Step, c.Step)
+			require.Equal(t, want.Key, c.Key)
+		}
+
+		dup := []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepFile, "raw/a.jsonl", 1),
+			stepChunk(seedengine.StepFile, "raw/b.jsonl", 1),
+			stepChunk(seedengine.StepFile, "raw/a.jsonl", 1),
+		}
+		err := s.CreateBatch(ctx, &seedengine.Batch{Kind: seedengine.BatchOrchestration}, dup)
+		requireCode(t, err, seedengine.EINVALID)
+		require.Equal(t, "chunks", seedengine.ErrorField(err))
+		require.ErrorContains(t, err, "chunk 2 repeats")
+		require.ErrorContains(t, err, "of chunk 0")
+		require.Len(t, enq.Calls(), 1)
+		requireBatchRows(t, db, 1, 4)
+	})
+}
+
+func TestCompleteBatchChunkSpawn(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, enq := newBatchService(db)
+		b := createFileBatch(t, s, "raw/1.jsonl", "raw/2.jsonl")
+
+		// File 1 spawns a, b and c; the second a is the same work and is
+		// skipped without taking an index.
+		spawn := []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepDomain, "a.example", 1),
+			stepChunk(seedengine.StepDomain, "b.example", 2),
+			stepChunk(seedengine.StepDomain, "a.example", 5),
+			stepChunk(seedengine.StepDomain, "c.example", 3),
+		}
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 0))
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 0, seedengine.ChunkOutcome{
+			Succeeded: 1, Result: json.RawMessage(`{"files":1}`), Spawn: spawn,
+		}, nil))
+
+		calls := enq.Calls()
+		require.Len(t, calls, 2)
+		require.Equal(t, enqueueCall{
+			batchID: b.ID, total: 5, indexes: []int{2, 3, 4},
+			keys: []string{"a.example", "b.example", "c.example"}, chunkRowsTx: 5,
+		}, calls[1], "one call with exactly the chunks added, the batch's new total and rows in view")
+		for i, want := range []int{2, 3, -1, 4} {
+			if want < 0 {
+				require.Empty(t, spawn[i].BatchID, "a skipped chunk is left untouched")
+				continue
+			}
+			require.Equal(t, b.ID, spawn[i].BatchID)
+			require.Equal(t, want, spawn[i].Index)
+			require.Equal(t, seedengine.ChunkQueued, spawn[i].Status)
+		}
+
+		c := findChunk(t, s, b.ID, 3)
+		require.Equal(t, seedengine.StepDomain, c.Step)
+		require.Equal(t, "b.example", c.Key)
+		require.Equal(t, seedengine.ChunkQueued, c.Status)
+		require.Equal(t, 2, c.Items)
+		require.JSONEq(t, `{"key":"b.example"}`, string(c.Input))
+		require.JSONEq(t, `{"files":1,"chunks_spawned":3}`, string(findChunk(t, s, b.ID, 0).Result))
+
+		got := findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchRunning, got.Status)
+		require.Equal(t, seedengine.ChunkCounts{Total: 5, Done: 1}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 2 + 6, Succeeded: 1}, got.Items)
+		require.InDelta(t, 0.2, got.Progress, 1e-9)
+		require.JSONEq(t, `{"files":1,"chunks_spawned":3}`, string(got.Result))
+
+		// A redelivered outcome of the finished file spawns nothing, and its
+		// job is still completed.
+		called := false
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 0, seedengine.ChunkOutcome{
+			Succeeded: 1, Spawn: []*seedengine.BatchChunk{stepChunk(seedengine.StepDomain, "z.example", 1)},
+		}, func(*sql.Tx) error { called = true; return nil }))
+		require.True(t, called)
+		require.Len(t, enq.Calls(), 2)
+		require.Equal(t, got, findBatch(t, s, b.ID))
+
+		// File 2 spawns b again and d: only d is added, at the next index.
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 1, seedengine.ChunkOutcome{
+			Succeeded: 1, Result: json.RawMessage(`{"files":1}`),
+			Spawn: []*seedengine.BatchChunk{
+				stepChunk(seedengine.StepDomain, "b.example", 2),
+				stepChunk(seedengine.StepDomain, "d.example", 4),
+			},
+		}, nil))
+		require.Equal(t, enqueueCall{batchID: b.ID, total: 6, indexes: []int{5}, keys: []string{"d.example"}, chunkRowsTx: 6},
+			enq.Calls()[2])
+		require.JSONEq(t, `{"files":1,"chunks_spawned":1}`, string(findChunk(t, s, b.ID, 1).Result))
+		got = findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.ChunkCounts{Total: 6, Done: 2}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 2 + 10, Succeeded: 2}, got.Items)
+		require.JSONEq(t, `{"files":2,"chunks_spawned":4}`, string(got.Result))
+		require.Equal(t, seedengine.BatchRunning, got.Status, "the files are done but their domains are open")
+		require.Nil(t, got.FinishedAt)
+
+		// A spawn that adds nothing still says so.
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 2, seedengine.ChunkOutcome{
+			Succeeded: 1, Spawn: []*seedengine.BatchChunk{stepChunk(seedengine.StepDomain, "d.example", 4)},
+		}, nil))
+		require.Len(t, enq.Calls(), 3, "nothing added, nothing enqueued")
+		require.JSONEq(t, `{"chunks_spawned":0}`, string(findChunk(t, s, b.ID, 2).Result))
+
+		// The batch finishes with its last spawned chunk.
+		for _, i := range []int{3, 4, 5} {
+			require.Equal(t, seedengine.BatchRunning, findBatch(t, s, b.ID).Status)
+			require.NoError(t, s.StartBatchChunk(ctx, b.ID, i))
+			out := seedengine.ChunkOutcome{Succeeded: findChunk(t, s, b.ID, i).Items, Result: json.RawMessage(`{"domains":1}`)}
+			require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, i, out, nil))
+		}
+		got = findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchCompleted, got.Status)
+		require.NotNil(t, got.FinishedAt)
+		require.Equal(t, seedengine.ChunkCounts{Total: 6, Done: 6}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 12, Succeeded: 12}, got.Items)
+		require.InDelta(t, 1.0, got.Progress, 1e-9)
+		require.JSONEq(t, `{"files":2,"chunks_spawned":4,"domains":3}`, string(got.Result))
+		requireBatchRows(t, db, 1, 6)
+	})
+}
+
+func TestCompleteBatchChunkSpawnEnqueueFailsRollsBack(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, enq := newBatchService(db)
+		b := createFileBatch(t, s, "raw/1.jsonl")
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 0))
+		before := findBatch(t, s, b.ID)
+
+		enq.err = errors.New("queue is full")
+		out := seedengine.ChunkOutcome{Succeeded: 1, Spawn: []*seedengine.BatchChunk{
+			stepChunk(seedengine.StepDomain, "a.example", 1),
+			stepChunk(seedengine.StepDomain, "b.example", 1),
+		}}
+		called := false
+		err := s.CompleteBatchChunk(ctx, b.ID, 0, out, func(*sql.Tx) error { called = true; return nil })
+		require.ErrorIs(t, err, enq.err)
+		require.False(t, called)
+		require.Equal(t, 3, enq.Calls()[1].chunkRowsTx)
+
+		require.Equal(t, before, findBatch(t, s, b.ID))
+		c := findChunk(t, s, b.ID, 0)
+		require.Equal(t, seedengine.ChunkRunning, c.Status, "the chunk is still open, for its job's retry")
+		require.Nil(t, c.Result)
+		requireBatchRows(t, db, 1, 1)
+
+		// The retry spawns them at the same indexes.
+		enq.err = nil
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 0, out, nil))
+		require.Equal(t, []int{1, 2}, enq.Calls()[2].indexes)
+		require.Equal(t, seedengine.ChunkCounts{Total: 3, Done: 1}, findBatch(t, s, b.ID).Chunks)
+	})
+}
+
+func TestCompleteBatchChunkSpawnInvalid(t *testing.T) {
+	t.Parallel()
+	domain := func(key string) *seedengine.BatchChunk { return stepChunk(seedengine.StepDomain, key, 1) }
+	tests := []struct {
+		name      string
+		out       seedengine.ChunkOutcome
+		wantField string
+	}{
+		{"nil chunk", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{domain("a"), nil}}, "spawn"},
+		{"no step", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{{Key: "a", Items: 1}}}, "spawn"},
+		{"no key", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{{Step: seedengine.StepDomain, Items: 1}}}, "spawn"},
+		{"negative items", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{{Step: seedengine.StepDomain, Key: "a", Items: -1}}}, "spawn"},
+		{"bad input", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{{Step: seedengine.StepDomain, Key: "a", Input: json.RawMessage(`{`)}}}, "spawn"},
+		{"key too long", seedengine.ChunkOutcome{Spawn: []*seedengine.BatchChunk{domain(strings.Repeat("a", 1025))}}, "spawn"},
+		{"result not an object", seedengine.ChunkOutcome{Result: json.RawMessage(`[1]`), Spawn: []*seedengine.BatchChunk{domain("a")}}, "result"},
+	}
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		s, enq := newBatchService(db)
+		b := createFileBatch(t, s, "raw/1.jsonl")
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				err := s.CompleteBatchChunk(t.Context(), b.ID, 0, tt.out, nil)
+				requireCode(t, err, seedengine.EINVALID)
+				require.Equal(t, tt.wantField, seedengine.ErrorField(err))
+			})
+		}
+		require.Len(t, enq.Calls(), 1, "only the batch's creation enqueued")
+		require.Equal(t, seedengine.ChunkQueued, findChunk(t, s, b.ID, 0).Status)
+		requireBatchRows(t, db, 1, 1)
+	})
+}
+
+func TestCompleteBatchChunkSpawnConcurrently(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, _ := newBatchService(db)
+		const files, perFile, domains = 8, 40, 100
+		keys := make([]string, files)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("raw/%d.jsonl", i)
+		}
+		b := createFileBatch(t, s, keys...)
+
+		// Files overlap in the domains they spawn, and every outcome is
+		// delivered twice.
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*files)
+		for i := range 2 * files {
+			wg.Go(func() {
+				f := i % files
+				spawn := make([]*seedengine.BatchChunk, perFile)
+				for j := range spawn {
+					spawn[j] = stepChunk(seedengine.StepDomain, fmt.Sprintf("d%03d.example", (f*15+j)%domains), 1)
+				}
+				errs <- s.CompleteBatchChunk(ctx, b.ID, f, seedengine.ChunkOutcome{Succeeded: 1, Spawn: spawn}, nil)
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			require.NoError(t, err)
+		}
+
+		unique := map[string]bool{}
+		for f := range files {
+			for j := range perFile {
+				unique[fmt.Sprintf("d%03d.example", (f*15+j)%domains)] = true
+			}
+		}
+		total := files + len(unique)
+		got := findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.ChunkCounts{Total: total, Done: files}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: total, Succeeded: files}, got.Items)
+		var result struct {
+			ChunksSpawned int `json:"chunks_spawned"`
+		}
+		require.NoError(t, json.Unmarshal(got.Result, &result))
+		require.Equal(t, len(unique), result.ChunksSpawned)
+
+		var n, maxIndex, keyCount int
+		require.NoError(t, db.Reader().QueryRowContext(ctx,
+			`SELECT COUNT(*), MAX(chunk_index), COUNT(DISTINCT item_key) FROM batch_chunks WHERE batch_id = $1 AND step = $2`,
+			b.ID, seedengine.StepDomain).Scan(&n, &maxIndex, &keyCount))
+		require.Equal(t, len(unique), n)
+		require.Equal(t, len(unique), keyCount)
+		require.Equal(t, total-1, maxIndex, "indexes are dense")
+	})
+}
+
+func TestReopenBatchChunk(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		enq := &finishingEnqueuer{}
+		s := sqlstore.NewBatchService(db)
+		s.Enqueuer = enq
+		b := createBatch(t, s, seedengine.BatchLiveness, 3, 2)
+
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 0))
+		require.NoError(t, s.FailBatchChunk(ctx, b.ID, 0, "upstream down", true))
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 1, seedengine.ChunkOutcome{Succeeded: 1, Failed: 1}, nil))
+		finished := findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchCompletedWithErrors, finished.Status)
+		require.Len(t, enq.Finished(), 1)
+
+		// The done chunk, a missing one and an open one cannot be reopened.
+		err := s.ReopenBatchChunk(ctx, b.ID, 1, nil)
+		requireCode(t, err, seedengine.ECONFLICT)
+		require.ErrorContains(t, err, "is done")
+		requireCode(t, s.ReopenBatchChunk(ctx, b.ID, 2, nil), seedengine.ENOTFOUND)
+		requireCode(t, s.ReopenBatchChunk(ctx, "missing", 0, nil), seedengine.ENOTFOUND)
+
+		// An inTx error rolls the reopening back.
+		errJob := errors.New("job retry failed")
+		err = s.ReopenBatchChunk(ctx, b.ID, 0, func(*sql.Tx) error { return errJob })
+		require.ErrorIs(t, err, errJob)
+		require.Equal(t, finished, findBatch(t, s, b.ID))
+		require.Equal(t, seedengine.ChunkFailed, findChunk(t, s, b.ID, 0).Status)
+
+		var statusTx string
+		require.NoError(t, s.ReopenBatchChunk(ctx, b.ID, 0, func(tx *sql.Tx) error {
+			return tx.QueryRowContext(ctx, `SELECT status FROM batch_chunks WHERE batch_id = $1 AND chunk_index = 0`, b.ID).Scan(&statusTx)
+		}))
+		require.Equal(t, string(seedengine.ChunkQueued), statusTx, "inTx runs after the chunk is reopened")
+		c := findChunk(t, s, b.ID, 0)
+		require.Equal(t, seedengine.ChunkQueued, c.Status)
+		require.Zero(t, c.Failed)
+		require.Equal(t, 1, c.Attempts, "attempts are kept")
+		require.Equal(t, "upstream down", c.LastError, "the last error is kept")
+		got := findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchRunning, got.Status)
+		require.Nil(t, got.FinishedAt)
+		require.Equal(t, finished.StartedAt, got.StartedAt)
+		require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 1}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 5, Succeeded: 1, Failed: 1}, got.Items)
+		require.InDelta(t, 0.5, got.Progress, 1e-9)
+
+		// Reopened, it is queued, not failed.
+		requireCode(t, s.ReopenBatchChunk(ctx, b.ID, 0, nil), seedengine.ECONFLICT)
+
+		// Its retry finishes the batch again, which is queued what follows
+		// a batch a second time.
+		require.NoError(t, s.StartBatchChunk(ctx, b.ID, 0))
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 0, seedengine.ChunkOutcome{Succeeded: 3}, nil))
+		got = findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchCompletedWithErrors, got.Status)
+		require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 2}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 5, Succeeded: 4, Failed: 1}, got.Items)
+		require.NotNil(t, got.FinishedAt)
+		require.Len(t, enq.Finished(), 2)
+		require.Equal(t, 2, findChunk(t, s, b.ID, 0).Attempts)
+	})
+}
+
+func TestReopenBatchChunkOfFailedBatch(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, _ := newBatchService(db)
+		b := createBatch(t, s, seedengine.BatchResearch, 2, 2)
+		require.NoError(t, s.FailBatchChunk(ctx, b.ID, 0, "boom", true))
+		require.NoError(t, s.FailBatchChunk(ctx, b.ID, 1, "boom", true))
+		require.Equal(t, seedengine.BatchFailed, findBatch(t, s, b.ID).Status)
+
+		require.NoError(t, s.ReopenBatchChunk(ctx, b.ID, 1, nil))
+		got := findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchRunning, got.Status)
+		require.Equal(t, seedengine.ChunkCounts{Total: 2, Failed: 1}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 4, Failed: 2}, got.Items)
+
+		require.NoError(t, s.CompleteBatchChunk(ctx, b.ID, 1, seedengine.ChunkOutcome{Succeeded: 2}, nil))
+		got = findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchCompletedWithErrors, got.Status)
+		require.Equal(t, seedengine.ItemCounts{Total: 4, Succeeded: 2, Failed: 2}, got.Items)
+	})
+}
+
+// BenchmarkCompleteBatchChunkSpawn measures a file chunk's completion that
+// spawns 2,000 domain chunks, a large file's worth.
+func BenchmarkCompleteBatchChunkSpawn(b *testing.B) {
+	benchEngines(b, func(b *testing.B, db *sqlstore.DB) {
+		s, _ := newBatchService(db)
+		ctx := b.Context()
+		spawn := make([]*seedengine.BatchChunk, 2000)
+		for b.Loop() {
+			b.StopTimer()
+			batch := &seedengine.Batch{Kind: seedengine.BatchOrchestration}
+			if err := s.CreateBatch(ctx, batch, []*seedengine.BatchChunk{stepChunk(seedengine.StepFile, "raw/1.jsonl", 1)}); err != nil {
+				b.Fatal(err)
+			}
+			for i := range spawn {
+				spawn[i] = stepChunk(seedengine.StepDomain, fmt.Sprintf("d%05d.example", i), 1)
+			}
+			b.StartTimer()
+			if err := s.CompleteBatchChunk(ctx, batch.ID, 0, seedengine.ChunkOutcome{Succeeded: 1, Spawn: spawn}, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }

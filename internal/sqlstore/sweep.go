@@ -19,37 +19,49 @@ const orphanReason = "the chunk's job ended without recording an outcome (its pr
 // alone, so a job that is being inserted or picked up is never mistaken
 // for an orphan. It returns how many chunks it failed.
 func (s *BatchService) FailOrphanedChunks(ctx context.Context, grace time.Duration) (int, error) {
-	argBatch, argChunk := `json_extract(j.args, '$.batch_id')`, `json_extract(j.args, '$.chunk')`
-	if s.db.engine == EnginePostgres {
-		argBatch, argChunk = `j.args->>'batch_id'`, `(j.args->>'chunk')::bigint`
-	}
-	rows, err := s.db.reader.QueryContext(ctx, `SELECT c.batch_id, c.chunk_index FROM batch_chunks c
-		WHERE c.status IN ($1, $2) AND c.updated_at < $3
-		AND NOT EXISTS (SELECT 1 FROM river_job j
-			WHERE `+argBatch+` = c.batch_id AND `+argChunk+` = c.chunk_index
-			AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))`,
-		string(seedengine.ChunkQueued), string(seedengine.ChunkRunning), s.db.timeArg(nowUTC().Add(-grace)))
-	if err != nil {
-		return 0, fmt.Errorf("find orphaned chunks: %w", err)
-	}
+	// Two linear scans joined here, not a correlated subquery: the job's
+	// batch and chunk live inside its JSON args, which no index covers, and
+	// an orchestration can hold tens of thousands of open chunks and jobs.
 	type ref struct {
 		batchID string
 		index   int
 	}
-	var orphans []ref
-	for rows.Next() {
+	var open []ref
+	err := s.scanRows(ctx, `SELECT batch_id, chunk_index FROM batch_chunks
+		WHERE status IN ($1, $2) AND updated_at < $3`, func(scan func(...any) error) error {
 		var r ref
-		if err := rows.Scan(&r.batchID, &r.index); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("find orphaned chunks: %w", err)
+		if err := scan(&r.batchID, &r.index); err != nil {
+			return err
 		}
-		orphans = append(orphans, r)
+		open = append(open, r)
+		return nil
+	}, string(seedengine.ChunkQueued), string(seedengine.ChunkRunning), s.db.timeArg(nowUTC().Add(-grace)))
+	if err != nil || len(open) == 0 {
+		return 0, err
 	}
-	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("find orphaned chunks: %w", err)
+	argBatch, argChunk := `json_extract(args, '$.batch_id')`, `json_extract(args, '$.chunk')`
+	if s.db.engine == EnginePostgres {
+		argBatch, argChunk = `args->>'batch_id'`, `(args->>'chunk')::bigint`
 	}
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("find orphaned chunks: %w", err)
+	live := make(map[ref]bool)
+	err = s.scanRows(ctx, `SELECT `+argBatch+`, `+argChunk+` FROM river_job
+		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled')
+		AND `+argBatch+` IS NOT NULL AND `+argChunk+` IS NOT NULL`, func(scan func(...any) error) error {
+		var r ref
+		if err := scan(&r.batchID, &r.index); err != nil {
+			return err
+		}
+		live[r] = true
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	var orphans []ref
+	for _, r := range open {
+		if !live[r] {
+			orphans = append(orphans, r)
+		}
 	}
 	for _, o := range orphans {
 		if err := s.FailBatchChunk(ctx, o.batchID, o.index, orphanReason, true); err != nil {
@@ -57,4 +69,22 @@ func (s *BatchService) FailOrphanedChunks(ctx context.Context, grace time.Durati
 		}
 	}
 	return len(orphans), nil
+}
+
+// scanRows runs a read-only query and calls fn for each row.
+func (s *BatchService) scanRows(ctx context.Context, query string, fn func(scan func(...any) error) error, args ...any) error {
+	rows, err := s.db.reader.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("find orphaned chunks: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			return fmt.Errorf("find orphaned chunks: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("find orphaned chunks: %w", err)
+	}
+	return nil
 }
