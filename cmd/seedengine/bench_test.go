@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
@@ -86,14 +89,18 @@ func runBatch(b *testing.B, base, path string, body []byte, poll time.Duration) 
 	b.Helper()
 	resp, err := http.Post(base+path, "application/json", bytes.NewReader(body))
 	require.NoError(b, err)
-	var batch seedengine.Batch
-	require.NoError(b, json.NewDecoder(resp.Body).Decode(&batch))
+	var accepted struct {
+		ID      string `json:"id"`       // a batch record
+		BatchID string `json:"batch_id"` // the orchestrate answer
+	}
+	require.NoError(b, json.NewDecoder(resp.Body).Decode(&accepted))
 	resp.Body.Close()
 	require.Equal(b, http.StatusAccepted, resp.StatusCode)
+	id := accepted.ID + accepted.BatchID
 	for {
-		r, err := http.Get(base + "/api/v1/queues/batch/" + batch.ID)
+		var batch seedengine.Batch
+		r, err := http.Get(base + "/api/v1/queues/batch/" + id)
 		require.NoError(b, err)
-		batch = seedengine.Batch{}
 		require.NoError(b, json.NewDecoder(r.Body).Decode(&batch))
 		r.Body.Close()
 		if batch.Status.Finished() {
@@ -101,6 +108,41 @@ func runBatch(b *testing.B, base, path string, body []byte, poll time.Duration) 
 		}
 		time.Sleep(poll)
 	}
+}
+
+// simApp starts a simulated web of sites and the app as serve opens it
+// (embedded defaults in a fresh data dir, queue started, default
+// politeness) with the outbound client pointed at the simulated web.
+func simApp(b *testing.B, sites []simweb.Site, extra ...string) (*app, *Config) {
+	b.Helper()
+	web, err := simweb.Start(simweb.Config{Seed: 1})
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = web.Close() })
+	for _, s := range sites {
+		web.AddSite(s)
+	}
+	ca, err := web.WriteCAFile(b.TempDir())
+	require.NoError(b, err)
+	args := []string{"--data-dir", b.TempDir(), "--dns-server", web.DNSAddr(), "--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8"}
+	for _, ct := range web.ConnectTo() {
+		args = append(args, "--connect-to", ct)
+	}
+	c, _, err := parseConfig("serve", "", groupStore|groupServer|groupQueue|groupDiscover|groupFetch, append(args, extra...), func(string) string { return "" }, io.Discard, nil)
+	require.NoError(b, err)
+	log := slog.New(slog.DiscardHandler)
+	fc, err := fetch.New(c.fetchConfig(log))
+	require.NoError(b, err)
+	b.Cleanup(fc.Close)
+	a, err := openApp(b.Context(), c, log, fc)
+	require.NoError(b, err)
+	b.Cleanup(a.close)
+	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		require.NoError(b, a.queue.Stop(ctx))
+	})
+	return a, c
 }
 
 // BenchmarkContractBatch1k measures a 1,000-domain contract batch from POST
@@ -127,33 +169,8 @@ func BenchmarkContractBatch1k(b *testing.B) {
 		}
 		ids[i] = "gov:sg:" + sites[i].Host
 	}
-	web, err := simweb.Start(simweb.Config{Seed: 1})
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = web.Close() })
-	for _, s := range sites {
-		web.AddSite(s)
-	}
-	ca, err := web.WriteCAFile(b.TempDir())
-	require.NoError(b, err)
-	args := []string{"--data-dir", b.TempDir(), "--dns-server", web.DNSAddr(), "--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8"}
-	for _, ct := range web.ConnectTo() {
-		args = append(args, "--connect-to", ct)
-	}
-	c, _, err := parseConfig("serve", "", groupStore|groupServer|groupQueue|groupDiscover|groupFetch, args, func(string) string { return "" }, io.Discard, nil)
-	require.NoError(b, err)
+	a, c := simApp(b, sites)
 	log := slog.New(slog.DiscardHandler)
-	fc, err := fetch.New(c.fetchConfig(log))
-	require.NoError(b, err)
-	b.Cleanup(fc.Close)
-	a, err := openApp(b.Context(), c, log, fc)
-	require.NoError(b, err)
-	b.Cleanup(a.close)
-	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		require.NoError(b, a.queue.Stop(ctx))
-	})
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
 		Batches: a.batchs, QueueStats: a.queue, Seeds: a.seeds,
 	})
@@ -271,5 +288,68 @@ func BenchmarkSeedsListAPI100k(b *testing.B) {
 	b.ReportMetric(pct(0.5), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(pct(1), "max-ms")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkOrchestration100x200 measures a seed orchestration of one
+// partition holding 100 raw files of 200 records each, POST to finished,
+// through HTTP on loopback, against a simulated web, on the embedded
+// defaults at DEFAULT politeness (1 s between two requests to a host). The
+// files name 10,000 domains, each in two files, in the five layouts in
+// turn (every 50th a dead name), so the run is 100 file jobs and 10,000
+// domain jobs, each fetching robots.txt and a sitemap (a news site's
+// index and its children too). Each iteration forces the run, so every
+// iteration does the same work.
+func BenchmarkOrchestration100x200(b *testing.B) {
+	const files, perFile, domains = 100, 200, 10_000
+	layouts := simweb.Layouts()
+	sites := make([]simweb.Site, domains)
+	for i := range sites {
+		sites[i] = simweb.Site{Host: fmt.Sprintf("o%05d-example.gov.sg", i), Layout: layouts[i%len(layouts)]}
+		if i%50 == 49 {
+			sites[i].Scenario = simweb.ScenarioNXDomain
+		}
+	}
+	var extra []string
+	if w := os.Getenv("BENCH_DOMAIN_WORKERS"); w != "" {
+		extra = append(extra, "--domain-workers", w)
+	}
+	a, c := simApp(b, sites, extra...)
+	p := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
+	for f := 0; f < files; f++ {
+		recs := make([]string, perFile)
+		for j := range recs {
+			host := sites[(f*perFile/2+j)%domains].Host
+			recs[j] = fmt.Sprintf(`{"raw_url":"https://www.%s/news/%d","domain_id":"gov:sg:%s","authority":"gov","confidence":0.9}`, host, j, host)
+		}
+		body := fmt.Sprintf(`{"meta":{"dataset_id":"bench","country":"SG","category":"news","date":"2026-01-28","record_count":%d},"records":[%s]}`,
+			perFile, strings.Join(recs, ","))
+		key, err := blobstore.RawChunkKey(p, f+1)
+		require.NoError(b, err)
+		_, err = a.blobs.Put(b.Context(), key, strings.NewReader(body), "application/json")
+		require.NoError(b, err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
+		Batches: a.batchs, QueueStats: a.queue, Datasets: a.datasets,
+	})
+	ts := httptest.NewServer(api.Handler())
+	b.Cleanup(ts.Close)
+	body, err := json.Marshal(map[string]any{"country": "sg", "category": "news", "date": p.Date, "force": true})
+	require.NoError(b, err)
+
+	b.ResetTimer()
+	var total time.Duration
+	for i := 0; i < b.N; i++ {
+		began := time.Now()
+		batch := runBatch(b, ts.URL, "/api/v1/seeds/orchestrate", body, 200*time.Millisecond)
+		total += time.Since(began)
+		require.Equal(b, seedengine.BatchCompleted, batch.Status, "%+v %s", batch.Chunks, batch.Result)
+		require.Equal(b, files+domains, batch.Chunks.Total, "each domain collected once")
+	}
+	b.StopTimer()
+	b.ReportMetric(total.Seconds()/float64(b.N), "s/run")
+	b.ReportMetric(float64(domains*b.N)/total.Seconds(), "domains/s")
+	b.ReportMetric(float64((files+domains)*b.N)/total.Seconds(), "jobs/s")
 	b.ReportMetric(0, "ns/op")
 }

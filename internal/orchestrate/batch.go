@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -155,7 +156,8 @@ func processFile(ctx context.Context, store RawStore, c *discover.Classifier, lo
 		if seedengine.ErrorCode(err) == seedengine.EINVALID {
 			// Not EINVALID for the queue: a malformed file is retried (it
 			// may be mid-replacement), then fails its chunk.
-			return seedengine.ChunkOutcome{}, fmt.Errorf("malformed raw file %s: %s", in.Key, seedengine.ErrorMessage(err))
+			msg := strings.TrimPrefix(seedengine.ErrorMessage(err), "malformed raw file: ")
+			return seedengine.ChunkOutcome{}, fmt.Errorf("malformed raw file %s: %s", in.Key, msg)
 		}
 		return seedengine.ChunkOutcome{}, fmt.Errorf("read %s: %w", in.Key, err)
 	}
@@ -190,6 +192,9 @@ func collectDomain(ctx context.Context, collector *Collector, b *seedengine.Batc
 	var in DomainInput
 	if err := json.Unmarshal(ch.Input, &in); err != nil {
 		return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "orchestration batch %s chunk %d: input is not a domain: %v", b.ID, ch.Index, err)
+	}
+	if collector == nil {
+		return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "orchestration batch %s: no domain collector in this process", b.ID)
 	}
 	r, err := collector.Collect(ctx, p, in.DomainID, in.Domain, in.RawFileKey, force)
 	if err != nil {

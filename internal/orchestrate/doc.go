@@ -1,9 +1,10 @@
 // Package orchestrate holds the two library halves of seed orchestration
 // (DESIGN §3): the file processor's domain extraction, run once per raw
 // file (the SEED_QUEUE step), and the domain collector, run once per
-// unique domain of a partition (the DOMAIN_QUEUE step). The queue jobs that
-// call them, with their checkpoints of raw files and the transaction that
-// enqueues domain jobs, live in internal/jobs.
+// unique domain of a partition (the DOMAIN_QUEUE step), and the chunk
+// processor that runs both as queue jobs ([ChunkProcessor]: the raw files'
+// checkpoints, the domain chunks spawned in the transaction that records a
+// file).
 //
 // # Extracting domains from a raw file
 //
