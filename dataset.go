@@ -31,7 +31,7 @@ type DatasetMeta struct {
 	Extra           map[string]json.RawMessage `json:"-"`
 }
 
-// EngineInfo names the program that wrote a dataset.
+// EngineInfo names the program that wrote a dataset or a snapshot.
 type EngineInfo struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`

@@ -274,8 +274,6 @@ func TestServeEndToEnd(t *testing.T) {
 	require.Equal(t, 200, r.status, "body: %s", r.raw)
 	require.NotContains(t, string(r.raw), admin, "key listings must never contain secrets")
 
-	// A route of a later capability is 501, never a fake success.
-	requireProblem(t, s.do(t, "GET", "/api/v1/metadata/snapshot", admin, nil), 501, "not_implemented")
 	requireProblem(t, s.do(t, "GET", "/api/v1/no-such-route", admin, nil), 404, "not_found")
 	requireProblem(t, s.do(t, "GET", "/api/v1/queues/batch/0190b3d2-0000-7000-8000-000000000000", admin, nil), 404, "not_found")
 

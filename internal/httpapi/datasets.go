@@ -313,21 +313,16 @@ type researchDataset struct {
 }
 
 type datasetMeta struct {
-	_               struct{}    `additionalProperties:"true"`
-	DatasetID       string      `json:"dataset_id,omitempty" example:"sg-news-2026-01-28-0001"`
-	Country         string      `json:"country" doc:"Upper case." example:"SG"`
-	Category        string      `json:"category" example:"news"`
-	Date            string      `json:"date" format:"date"`
-	DiscoveredAt    time.Time   `json:"discovered_at,omitempty"`
-	ResearchMethods []string    `json:"research_methods,omitempty"`
-	Queries         []string    `json:"queries,omitempty"`
-	Engine          *engineInfo `json:"engine,omitempty"`
-	RecordCount     int         `json:"record_count" doc:"Must equal the number of records."`
-}
-
-type engineInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
+	_               struct{}               `additionalProperties:"true"`
+	DatasetID       string                 `json:"dataset_id,omitempty" example:"sg-news-2026-01-28-0001"`
+	Country         string                 `json:"country" doc:"Upper case." example:"SG"`
+	Category        string                 `json:"category" example:"news"`
+	Date            string                 `json:"date" format:"date"`
+	DiscoveredAt    time.Time              `json:"discovered_at,omitempty"`
+	ResearchMethods []string               `json:"research_methods,omitempty"`
+	Queries         []string               `json:"queries,omitempty"`
+	Engine          *seedengine.EngineInfo `json:"engine,omitempty"`
+	RecordCount     int                    `json:"record_count" doc:"Must equal the number of records."`
 }
 
 type datasetRecord struct {

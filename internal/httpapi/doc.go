@@ -5,7 +5,7 @@
 // Every request passes one cheap outer middleware (request id, panic
 // recovery, metrics, one access-log line); API routes also pass a
 // per-route one (bearer-key auth with ordered scopes, a token-bucket rate
-// limit, the body cap, 501 for routes whose capability is not built yet).
+// limit, the body cap).
 // Every error, from huma or from a service, is an RFC 9457 problem with a
 // stable code from the root package.
 //

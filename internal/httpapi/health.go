@@ -184,11 +184,10 @@ type apiInfo struct {
 }
 
 type endpointInfo struct {
-	Method      string `json:"method"`
-	Path        string `json:"path"`
-	Summary     string `json:"summary"`
-	Scope       string `json:"scope,omitempty" enum:"read,write,admin" doc:"Scope needed; absent for open routes."`
-	Implemented bool   `json:"implemented" doc:"false: answers 501 until its capability lands."`
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	Summary string `json:"summary"`
+	Scope   string `json:"scope,omitempty" enum:"read,write,admin" doc:"Scope needed; absent for open routes."`
 }
 
 // rootBody is generated from the route table so it cannot drift from the
@@ -211,11 +210,10 @@ func (s *Server) rootBody() serviceInfo {
 			doc.APIs = append(doc.APIs, apiInfo{Name: rt.group, Version: "v1", BasePath: rt.basePath})
 		}
 		doc.APIs[i].Endpoints = append(doc.APIs[i].Endpoints, endpointInfo{
-			Method:      rt.Method,
-			Path:        rt.Path,
-			Summary:     rt.Summary,
-			Scope:       string(rt.Scope),
-			Implemented: rt.Implemented,
+			Method:  rt.Method,
+			Path:    rt.Path,
+			Summary: rt.Summary,
+			Scope:   string(rt.Scope),
 		})
 	}
 	return doc

@@ -1,8 +1,14 @@
 package httpapi
 
-import "time"
+import (
+	"context"
 
-// Planned metadata routes. Shapes follow DESIGN §8 (snapshot and sync).
+	"github.com/seedengine/seedengine"
+)
+
+// Metadata: the snapshot of the engine's data (computed from the SQL
+// store), one country's slice of it, and the sync tasks that commit it to
+// a git repository (internal/metasync).
 
 type pageInput struct {
 	Limit  int `query:"limit" default:"50" minimum:"1" maximum:"1000"`
@@ -10,57 +16,92 @@ type pageInput struct {
 }
 
 type countryInput struct {
-	Country string `path:"country" doc:"ISO 3166-1 alpha-2 code or intl." example:"sg"`
+	Country string `path:"country" maxLength:"8" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
 }
 
-type metadataTask struct {
-	ID         string     `json:"id"`
-	Status     string     `json:"status" enum:"queued,running,committed,unchanged,failed"`
-	Trigger    string     `json:"trigger" enum:"api,queue,schedule,batch" doc:"What started the sync."`
-	Commit     string     `json:"commit,omitempty" doc:"Git commit written, if any."`
-	Error      string     `json:"error,omitempty"`
-	CreatedAt  time.Time  `json:"created_at"`
-	FinishedAt *time.Time `json:"finished_at"`
-}
+type snapshotOutput struct{ Body *seedengine.MetadataSnapshot }
 
-type metadataTaskOutput struct{ Body metadataTask }
+type countryMetadataOutput struct{ Body *seedengine.CountryMetadata }
+
+type metadataTaskListInput struct {
+	Status string `query:"status" enum:"queued,running,succeeded,failed,skipped_unchanged" doc:"Only tasks with this status."`
+	Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"1000"`
+	Offset int    `query:"offset" default:"0" minimum:"0"`
+}
 
 type metadataTaskList struct {
-	Items  []metadataTask `json:"items"`
-	Total  int            `json:"total"`
-	Limit  int            `json:"limit"`
-	Offset int            `json:"offset"`
+	Items  []*seedengine.MetadataTask `json:"items"`
+	Total  int                        `json:"total"`
+	Limit  int                        `json:"limit"`
+	Offset int                        `json:"offset"`
 }
 
 type metadataTaskListOutput struct{ Body metadataTaskList }
 
-type partitionCounts struct {
-	Chunks  int `json:"chunks"`
-	Records int `json:"records"`
-	Domains int `json:"domains"`
+type metadataTaskOutput struct {
+	Location string `header:"Location" doc:"The tasks list, filtered to queued ones."`
+	Body     *seedengine.MetadataTask
 }
 
-type snapshotTotals struct {
-	Partitions        int            `json:"partitions"`
-	Chunks            int            `json:"chunks"`
-	Records           int            `json:"records"`
-	Domains           int            `json:"domains"`
-	SeedsByStatus     map[string]int `json:"seeds_by_status"`
-	LivenessByVerdict map[string]int `json:"liveness_by_verdict"`
+func (s *Server) handleMetadataSnapshot(ctx context.Context, _ *struct{}) (*snapshotOutput, error) {
+	if s.deps.Metadata == nil {
+		return nil, unavailable("metadata")
+	}
+	snap, err := s.deps.Metadata.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &snapshotOutput{Body: snap}, nil
 }
 
-type metadataSnapshot struct {
-	GeneratedAt time.Time                                        `json:"generated_at"`
-	Totals      snapshotTotals                                   `json:"totals"`
-	Countries   map[string]map[string]map[string]partitionCounts `json:"countries" doc:"Counts by country, category and date."`
-	LastSync    *metadataTask                                    `json:"last_sync"`
+func (s *Server) handleMetadataCountry(ctx context.Context, in *countryInput) (*countryMetadataOutput, error) {
+	if s.deps.Metadata == nil {
+		return nil, unavailable("metadata")
+	}
+	country := seedengine.NormalizeCountry(in.Country)
+	if err := seedengine.ValidateCountry(country); err != nil {
+		return nil, err
+	}
+	m, err := s.deps.Metadata.CountryMetadata(ctx, country)
+	if err != nil {
+		return nil, err
+	}
+	return &countryMetadataOutput{Body: m}, nil
 }
 
-type snapshotOutput struct{ Body metadataSnapshot }
-
-type countryMetadata struct {
-	Country    string                                `json:"country"`
-	Categories map[string]map[string]partitionCounts `json:"categories" doc:"Counts by category and date."`
+func (s *Server) handleMetadataTasks(ctx context.Context, in *metadataTaskListInput) (*metadataTaskListOutput, error) {
+	if s.deps.Metadata == nil {
+		return nil, unavailable("metadata")
+	}
+	items, total, err := s.deps.Metadata.FindMetadataTasks(ctx, seedengine.MetadataTaskFilter{
+		Status: seedengine.MetadataTaskStatus(in.Status), Limit: in.Limit, Offset: in.Offset})
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		items = []*seedengine.MetadataTask{}
+	}
+	return &metadataTaskListOutput{Body: metadataTaskList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
 }
 
-type countryMetadataOutput struct{ Body countryMetadata }
+// handleMetadataSync and handleMetadataSyncTrigger queue a sync task, or
+// answer with the task already queued, which then serves this request
+// too.
+func (s *Server) handleMetadataSync(ctx context.Context, _ *struct{}) (*metadataTaskOutput, error) {
+	return s.triggerSync(ctx, seedengine.TriggerAPI)
+}
+
+func (s *Server) handleMetadataSyncTrigger(ctx context.Context, _ *struct{}) (*metadataTaskOutput, error) {
+	return s.triggerSync(ctx, seedengine.TriggerQueue)
+}
+
+func (s *Server) triggerSync(ctx context.Context, trigger seedengine.MetadataTrigger) (*metadataTaskOutput, error) {
+	if s.deps.MetadataSync == nil {
+		return nil, unavailable("metadata sync")
+	}
+	t, _, err := s.deps.MetadataSync.TriggerMetadataSync(ctx, trigger)
+	if err != nil {
+		return nil, err
+	}
+	return &metadataTaskOutput{Location: "/api/v1/metadata/tasks?status=queued", Body: t}, nil
+}

@@ -205,11 +205,6 @@ func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
 		if !s.authorize(rw, r, rt) {
 			return
 		}
-		if !rt.Implemented {
-			writeProblem(rw, newProblem(st, http.StatusNotImplemented, seedengine.ENOTIMPLEMENTED,
-				rt.Method+" "+rt.Path+" is not implemented yet; it arrives with the "+rt.Capability+" capability"))
-			return
-		}
 		limit := s.bodyLimit(rt)
 		if r.ContentLength > limit {
 			writeProblem(rw, newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,

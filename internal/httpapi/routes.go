@@ -19,8 +19,6 @@ type Route struct {
 	Scope       seedengine.Scope // scope an API key needs; "" for open routes
 	Summary     string
 	OperationID string // OpenAPI operation id, e.g. list-batches
-	Implemented bool   // false: the route answers 501 not_implemented
-	Capability  string // for routes not implemented yet: the capability that will bring them
 }
 
 // route is a table row: the public description plus how it is served.
@@ -84,7 +82,7 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state", 0, handle(s.handleQueueStats)),
 		apiRoute(get, "/api/v1/queues/dead-letters", read, "list-dead-letters", "List jobs that failed for good, newest first", 0, handle(s.handleDeadLetterList)),
 		apiRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again, with its batch chunk", http.StatusAccepted, handle(s.handleDeadLetterRetry)),
-		plannedRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
+		apiRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync (or join the one queued)", http.StatusAccepted, handle(s.handleMetadataSyncTrigger)),
 
 		// Datasets.
 		apiRoute(get, "/api/v1/datasets", read, "list-datasets", "List dataset partitions with chunk, record and byte counts", 0, handle(s.handleDatasetList)),
@@ -95,10 +93,10 @@ func (s *Server) routeTable() []*route {
 		apiRoute(del, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, "delete-dataset-chunk", "Delete one raw dataset chunk and its checkpoint", http.StatusNoContent, handle(s.handleChunkDelete)),
 
 		// Metadata.
-		plannedRoute(get, "/api/v1/metadata/snapshot", read, "get-metadata-snapshot", "Get the metadata snapshot", "metadata snapshot", 0, planned[struct{}, snapshotOutput]()),
-		plannedRoute(get, "/api/v1/metadata/by-country/{country}", read, "get-metadata-by-country", "Get the metadata of one country", "metadata snapshot", 0, planned[countryInput, countryMetadataOutput]()),
-		plannedRoute(get, "/api/v1/metadata/tasks", read, "list-metadata-tasks", "List metadata sync tasks", "metadata sync", 0, planned[pageInput, metadataTaskListOutput]()),
-		plannedRoute(post, "/api/v1/metadata/sync", admin, "sync-metadata", "Sync the metadata snapshot to git now", "metadata sync", http.StatusAccepted, planned[struct{}, metadataTaskOutput]()),
+		apiRoute(get, "/api/v1/metadata/snapshot", read, "get-metadata-snapshot", "Get the metadata snapshot: totals and counts by country, category and date", 0, handle(s.handleMetadataSnapshot)),
+		apiRoute(get, "/api/v1/metadata/by-country/{country}", read, "get-metadata-by-country", "Get one country's metadata with its seeds and liveness", 0, handle(s.handleMetadataCountry)),
+		apiRoute(get, "/api/v1/metadata/tasks", read, "list-metadata-tasks", "List metadata sync tasks, newest first", 0, handle(s.handleMetadataTasks)),
+		apiRoute(post, "/api/v1/metadata/sync", admin, "sync-metadata", "Sync the metadata snapshot to git now (or join the sync queued)", http.StatusAccepted, handle(s.handleMetadataSync)),
 
 		// Research.
 		apiRoute(post, "/api/v1/research", write, "create-research", "Submit research results for a partition", http.StatusCreated, s.registerResearchCreate),
@@ -145,7 +143,7 @@ func (s *Server) bodyLimit(rt *route) int64 {
 
 func openRoute(method, path, id, summary string, h http.Handler, doc func(huma.Registry, *huma.Operation)) *route {
 	return &route{
-		Route: Route{Method: method, Path: path, Summary: summary, OperationID: id, Implemented: true},
+		Route: Route{Method: method, Path: path, Summary: summary, OperationID: id},
 		plain: h,
 		doc:   doc,
 	}
@@ -153,32 +151,15 @@ func openRoute(method, path, id, summary string, h http.Handler, doc func(huma.R
 
 func apiRoute(method, path string, scope seedengine.Scope, id, summary string, status int, reg func(huma.API, huma.Operation)) *route {
 	return &route{
-		Route:    Route{Method: method, Path: path, Scope: scope, Summary: summary, OperationID: id, Implemented: true},
+		Route:    Route{Method: method, Path: path, Scope: scope, Summary: summary, OperationID: id},
 		status:   status,
 		register: reg,
 	}
 }
 
-func plannedRoute(method, path string, scope seedengine.Scope, id, summary, capability string, status int, reg func(huma.API, huma.Operation)) *route {
-	rt := apiRoute(method, path, scope, id, summary, status, reg)
-	rt.Implemented = false
-	rt.Capability = capability
-	return rt
-}
-
 // handle registers a huma handler for a route.
 func handle[I, O any](h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
 	return func(api huma.API, op huma.Operation) { huma.Register(api, op, h) }
-}
-
-// planned registers a route that is not built yet, with the request and
-// response types it will have, so the OpenAPI document already shows them.
-// Its handler is never reached (the route middleware answers 501 first);
-// it fails the same way should that change.
-func planned[I, O any]() func(huma.API, huma.Operation) {
-	return handle(func(context.Context, *I) (*O, error) {
-		return nil, seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "not implemented yet")
-	})
 }
 
 // routeGroup names the API a path belongs to: /api/v1/{group}/…, the
@@ -225,11 +206,6 @@ func (s *Server) operation(rt *route) huma.Operation {
 	}
 	if strings.Contains(rt.Path, "{") && rt.register != nil {
 		op.Errors = append(op.Errors, http.StatusNotFound)
-	}
-	if !rt.Implemented {
-		desc = append(desc, "**Not implemented yet**: answers 501 `not_implemented` until the "+rt.Capability+
-			" capability lands. The request and response shapes shown are the planned ones.")
-		op.Errors = append(op.Errors, http.StatusNotImplemented)
 	}
 	if rt.Scope != "" {
 		op.Errors = append(op.Errors, http.StatusInternalServerError)

@@ -25,54 +25,53 @@ func TestRouteTable(t *testing.T) {
 	want := []struct {
 		method, path string
 		scope        seedengine.Scope
-		implemented  bool
 	}{
-		{"GET", "/", open, true},
-		{"GET", "/health", open, true},
-		{"GET", "/health/ready", open, true},
-		{"GET", "/health/live", open, true},
-		{"GET", "/metrics", open, true},
-		{"GET", "/openapi.json", open, true},
-		{"GET", "/docs", open, true},
-		{"POST", "/api/v1/queues/research", write, true},
-		{"POST", "/api/v1/queues/liveness", write, true},
-		{"POST", "/api/v1/queues/contract", write, true},
-		{"GET", "/api/v1/queues/batches", read, true},
-		{"GET", "/api/v1/queues/batch/{batchId}", read, true},
-		{"GET", "/api/v1/queues/batch/{batchId}/results", read, true},
-		{"GET", "/api/v1/queues/stats", read, true},
-		{"GET", "/api/v1/queues/dead-letters", read, true},
-		{"POST", "/api/v1/queues/dead-letters/{id}/retry", admin, true},
-		{"POST", "/api/v1/queues/trigger/metadata-sync", admin, false},
-		{"GET", "/api/v1/datasets", read, true},
-		{"GET", "/api/v1/datasets/stats", read, true},
-		{"GET", "/api/v1/datasets/{country}/{category}/{date}", read, true},
-		{"GET", "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read, true},
-		{"POST", "/api/v1/datasets/{country}/{category}/{date}", write, true},
-		{"DELETE", "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, true},
-		{"GET", "/api/v1/metadata/snapshot", read, false},
-		{"GET", "/api/v1/metadata/by-country/{country}", read, false},
-		{"GET", "/api/v1/metadata/tasks", read, false},
-		{"POST", "/api/v1/metadata/sync", admin, false},
-		{"POST", "/api/v1/research", write, true},
-		{"GET", "/api/v1/research", read, true},
-		{"GET", "/api/v1/research/index", read, true},
-		{"GET", "/api/v1/research/{country}/{category}/{date}", read, true},
-		{"GET", "/api/v1/domains", read, true},
-		{"GET", "/api/v1/domains/{domainId}", read, true},
-		{"GET", "/api/v1/seeds", read, true},
-		{"POST", "/api/v1/seeds", write, true},
-		{"GET", "/api/v1/seeds/{seedId}", read, true},
-		{"PATCH", "/api/v1/seeds/{seedId}", write, true},
-		{"GET", "/api/v1/seeds/{seedId}/versions", read, true},
-		{"POST", "/api/v1/seeds/promote", admin, true},
-		{"POST", "/api/v1/seeds/{seedId}/suspend", admin, true},
-		{"POST", "/api/v1/seeds/{seedId}/reactivate", admin, true},
-		{"POST", "/api/v1/seeds/{seedId}/archive", admin, true},
-		{"POST", "/api/v1/seeds/orchestrate", write, true},
-		{"GET", "/api/v1/keys", admin, true},
-		{"POST", "/api/v1/keys", admin, true},
-		{"DELETE", "/api/v1/keys/{keyId}", admin, true},
+		{"GET", "/", open},
+		{"GET", "/health", open},
+		{"GET", "/health/ready", open},
+		{"GET", "/health/live", open},
+		{"GET", "/metrics", open},
+		{"GET", "/openapi.json", open},
+		{"GET", "/docs", open},
+		{"POST", "/api/v1/queues/research", write},
+		{"POST", "/api/v1/queues/liveness", write},
+		{"POST", "/api/v1/queues/contract", write},
+		{"GET", "/api/v1/queues/batches", read},
+		{"GET", "/api/v1/queues/batch/{batchId}", read},
+		{"GET", "/api/v1/queues/batch/{batchId}/results", read},
+		{"GET", "/api/v1/queues/stats", read},
+		{"GET", "/api/v1/queues/dead-letters", read},
+		{"POST", "/api/v1/queues/dead-letters/{id}/retry", admin},
+		{"POST", "/api/v1/queues/trigger/metadata-sync", admin},
+		{"GET", "/api/v1/datasets", read},
+		{"GET", "/api/v1/datasets/stats", read},
+		{"GET", "/api/v1/datasets/{country}/{category}/{date}", read},
+		{"GET", "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read},
+		{"POST", "/api/v1/datasets/{country}/{category}/{date}", write},
+		{"DELETE", "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin},
+		{"GET", "/api/v1/metadata/snapshot", read},
+		{"GET", "/api/v1/metadata/by-country/{country}", read},
+		{"GET", "/api/v1/metadata/tasks", read},
+		{"POST", "/api/v1/metadata/sync", admin},
+		{"POST", "/api/v1/research", write},
+		{"GET", "/api/v1/research", read},
+		{"GET", "/api/v1/research/index", read},
+		{"GET", "/api/v1/research/{country}/{category}/{date}", read},
+		{"GET", "/api/v1/domains", read},
+		{"GET", "/api/v1/domains/{domainId}", read},
+		{"GET", "/api/v1/seeds", read},
+		{"POST", "/api/v1/seeds", write},
+		{"GET", "/api/v1/seeds/{seedId}", read},
+		{"PATCH", "/api/v1/seeds/{seedId}", write},
+		{"GET", "/api/v1/seeds/{seedId}/versions", read},
+		{"POST", "/api/v1/seeds/promote", admin},
+		{"POST", "/api/v1/seeds/{seedId}/suspend", admin},
+		{"POST", "/api/v1/seeds/{seedId}/reactivate", admin},
+		{"POST", "/api/v1/seeds/{seedId}/archive", admin},
+		{"POST", "/api/v1/seeds/orchestrate", write},
+		{"GET", "/api/v1/keys", admin},
+		{"POST", "/api/v1/keys", admin},
+		{"DELETE", "/api/v1/keys/{keyId}", admin},
 	}
 	routes := e.srv.Routes()
 	require.Len(t, routes, len(want))
@@ -80,12 +79,8 @@ func TestRouteTable(t *testing.T) {
 		rt := routes[i]
 		require.Equal(t, w.method+" "+w.path, rt.Method+" "+rt.Path)
 		require.Equal(t, w.scope, rt.Scope, rt.Path)
-		require.Equal(t, w.implemented, rt.Implemented, rt.Path)
 		require.NotEmpty(t, rt.Summary, rt.Path)
 		require.NotEmpty(t, rt.OperationID, rt.Path)
-		if !rt.Implemented {
-			require.NotEmpty(t, rt.Capability, rt.Path)
-		}
 	}
 }
 
@@ -132,9 +127,6 @@ func TestOpenAPI(t *testing.T) {
 		require.Len(t, op.Tags, 1)
 		require.Equal(t, []map[string][]string{{"bearer": {}}}, op.Security, rt.Path)
 		require.Contains(t, op.Responses, "401", rt.Path)
-		if !rt.Implemented {
-			require.Contains(t, op.Responses, "501", rt.Path)
-		}
 	}
 	require.Equal(t, "list-batches", doc.Paths["/api/v1/queues/batches"]["get"].OperationID)
 	require.Contains(t, doc.Paths["/health/ready"]["get"].Responses, "503")
@@ -175,32 +167,4 @@ func TestWrongMethodIs405WithAllow(t *testing.T) {
 		r.problem(t, http.StatusMethodNotAllowed, "invalid")
 		require.Equal(t, tt.allow, r.Header.Get("Allow"), tt.path)
 	}
-}
-
-// TestUnimplementedRoutesAnswer501 walks the route table: every route
-// whose capability is not built answers 501 with a problem naming it,
-// never a fake success, whatever the request carries.
-func TestUnimplementedRoutesAnswer501(t *testing.T) {
-	t.Parallel()
-	e := setup(t)
-	token := e.keys.mustCreate(t, "admin", seedengine.ScopeAdmin)
-	fill := strings.NewReplacer("{country}", "sg", "{category}", "news", "{date}", "2026-01-28",
-		"{chunk}", "raw_0001", "{batchId}", "b1", "{id}", "j1", "{domainId}", "gov:sg:mom.gov.sg",
-		"{seedId}", "gov:sg:mom.gov.sg::news")
-	n := 0
-	for _, rt := range e.srv.Routes() {
-		if rt.Implemented {
-			continue
-		}
-		n++
-		var body any
-		if rt.Method == http.MethodPost || rt.Method == http.MethodPatch {
-			body = `{"not":"what the route expects"}`
-		}
-		r := e.do(t, request{method: rt.Method, path: fill.Replace(rt.Path), token: token, body: body})
-		p := r.problem(t, http.StatusNotImplemented, "not_implemented")
-		require.Contains(t, p.Detail, rt.Capability, rt.Path)
-		require.Contains(t, p.Detail, rt.Path)
-	}
-	require.Positive(t, n, "the walk must have met planned routes")
 }

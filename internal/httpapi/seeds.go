@@ -678,5 +678,3 @@ func (s *Server) transitionSeed(ctx context.Context, id string, action seedengin
 	}
 	return &seedOutput{Body: sd}, nil
 }
-
-// Orchestration (planned).

@@ -110,7 +110,11 @@ type Deps struct {
 	Liveness   seedengine.LivenessService
 	// DeadLetters lists and retries jobs that failed for good (the queue).
 	DeadLetters seedengine.DeadLetterService
-	Seeds       seedengine.SeedService
+	// Metadata serves snapshots and sync tasks; MetadataSync queues syncs
+	// (both internal/metasync's Service).
+	Metadata     seedengine.MetadataService
+	MetadataSync seedengine.MetadataSyncer
+	Seeds        seedengine.SeedService
 }
 
 // Server is the HTTP API: the route table registered on a net/http

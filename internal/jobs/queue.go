@@ -166,6 +166,7 @@ type Queue struct {
 	mu         sync.RWMutex
 	processors map[seedengine.BatchKind]ChunkProcessor
 	finishers  map[seedengine.BatchKind]BatchFinisherFunc
+	metadata   MetadataRunner
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -202,6 +203,8 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &chunkWorker[OrchestrationFileArgs]{q: q})
 	river.AddWorker(workers, &chunkWorker[OrchestrationDomainArgs]{q: q})
 	river.AddWorker(workers, &finishWorker{q: q})
+	river.AddWorker(workers, &metadataSyncWorker{q: q})
+	river.AddWorker(workers, &metadataScheduleWorker{q: q})
 
 	rcfg := &river.Config{
 		FetchCooldown:     cfg.FetchCooldown,
@@ -212,6 +215,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
 			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
+			QueueMetadata:      {MaxWorkers: 1},
 		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,

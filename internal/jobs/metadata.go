@@ -1,0 +1,139 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/seedengine/seedengine"
+)
+
+// QueueMetadata is the River queue of metadata sync jobs. It has one worker
+// per process, and the task store lets one task run at a time across
+// processes.
+const QueueMetadata = "metadata"
+
+// MetadataSyncArgs are the args of the job that runs one metadata sync
+// task.
+type MetadataSyncArgs struct {
+	TaskID string `json:"task_id"`
+}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (MetadataSyncArgs) Kind() string { return "metadata_sync" }
+
+// InsertOpts puts sync jobs on QueueMetadata.
+func (MetadataSyncArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueMetadata} }
+
+// MetadataScheduleArgs are the args of the periodic job that requests a
+// scheduled sync.
+type MetadataScheduleArgs struct{}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (MetadataScheduleArgs) Kind() string { return "metadata_schedule" }
+
+// InsertOpts puts schedule jobs on QueueMetadata.
+func (MetadataScheduleArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueMetadata}
+}
+
+// MetadataRunner runs metadata sync tasks; internal/metasync's Service is
+// one. RunMetadataTask returns an ECONFLICT error when another task is
+// running, and the job waits its turn.
+type MetadataRunner interface {
+	RunMetadataTask(ctx context.Context, taskID string) error
+	TriggerMetadataSync(ctx context.Context, trigger seedengine.MetadataTrigger) (*seedengine.MetadataTask, bool, error)
+}
+
+// metadataConflictWait is how long a sync job waits when another sync is
+// running.
+const metadataConflictWait = 5 * time.Second
+
+// RegisterMetadata makes r run the metadata sync jobs and, when every is
+// above zero, requests a scheduled sync every that often (on the leader
+// process only). Call it before Start.
+func (q *Queue) RegisterMetadata(r MetadataRunner, every time.Duration) {
+	if r == nil {
+		panic("jobs: RegisterMetadata of a nil runner")
+	}
+	if q.state.Load() != stateIdle {
+		panic("jobs: RegisterMetadata after Start")
+	}
+	q.mu.Lock()
+	q.metadata = r
+	q.mu.Unlock()
+	if every > 0 {
+		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
+			func() (river.JobArgs, *river.InsertOpts) { return MetadataScheduleArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "metadata_schedule"}))
+	}
+}
+
+func (q *Queue) metadataRunner() MetadataRunner {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return q.metadata
+}
+
+// EnqueueMetadataSyncTx inserts the sync job of task t in tx, to run after
+// delay (a trigger's debounce window).
+func (q *Queue) EnqueueMetadataSyncTx(ctx context.Context, tx *sql.Tx, t *seedengine.MetadataTask, delay time.Duration) error {
+	if t == nil || t.ID == "" {
+		return seedengine.Errorf(seedengine.EINVALID, "metadata task to enqueue has no id")
+	}
+	opts := &river.InsertOpts{Queue: QueueMetadata}
+	if delay > 0 {
+		opts.ScheduledAt = time.Now().Add(delay)
+	}
+	if _, err := q.client.InsertTx(ctx, tx, MetadataSyncArgs{TaskID: t.ID}, opts); err != nil {
+		return fmt.Errorf("enqueue metadata task %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+type metadataSyncWorker struct {
+	river.WorkerDefaults[MetadataSyncArgs]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *metadataSyncWorker) Work(ctx context.Context, job *river.Job[MetadataSyncArgs]) error {
+	r := w.q.metadataRunner()
+	if r == nil {
+		return fmt.Errorf("no metadata runner in this process")
+	}
+	err := r.RunMetadataTask(ctx, job.Args.TaskID)
+	if seedengine.ErrorCode(err) == seedengine.ECONFLICT {
+		w.q.log.Info("metadata sync waits for the one running", "event", "metadata_sync_waiting", "task_id", job.Args.TaskID)
+		return river.JobSnooze(metadataConflictWait)
+	}
+	return err
+}
+
+type metadataScheduleWorker struct {
+	river.WorkerDefaults[MetadataScheduleArgs]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *metadataScheduleWorker) Work(ctx context.Context, job *river.Job[MetadataScheduleArgs]) error {
+	r := w.q.metadataRunner()
+	if r == nil {
+		return fmt.Errorf("no metadata runner in this process")
+	}
+	t, created, err := r.TriggerMetadataSync(ctx, seedengine.TriggerSchedule)
+	if err != nil {
+		return err
+	}
+	w.q.log.LogAttrs(ctx, slog.LevelInfo, "scheduled metadata sync", slog.String("event", "metadata_sync_scheduled"),
+		slog.String("task_id", t.ID), slog.Bool("joined_queued_task", !created))
+	return nil
+}
+
+var _ seedengine.MetadataTaskEnqueuer = (*Queue)(nil)
