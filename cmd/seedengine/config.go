@@ -18,6 +18,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/metasync"
 )
 
 // envPrefix prefixes the environment variable of every setting: --data-dir
@@ -54,6 +55,16 @@ type Config struct {
 
 	// Discovery.
 	AuthorityRules string
+
+	// Metadata sync.
+	MetadataGitURL         string
+	MetadataGitBranch      string
+	MetadataGitPath        string
+	MetadataGitToken       string
+	MetadataGitAuthorName  string
+	MetadataGitAuthorEmail string
+	MetadataSyncInterval   time.Duration
+	MetadataSyncDebounce   time.Duration
 
 	// Outbound fetching.
 	DNSServer            string
@@ -165,6 +176,22 @@ var settings = []setting{
 	}},
 	{name: "contract-deadline", usage: "hard limit of time per domain in a contract run", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ContractDeadline, n, 30*time.Second, u)
+	}},
+	stringSetting("metadata-git-url", "", "git remote the metadata snapshot is pushed to (https://…, or file:///… with the git binary); empty: no push sync", groupQueue, func(c *Config) *string { return &c.MetadataGitURL }),
+	stringSetting("metadata-git-branch", "main", "branch of the metadata remote", groupQueue, func(c *Config) *string { return &c.MetadataGitBranch }),
+	stringSetting("metadata-git-path", "metadata/snapshot.json", "path of the snapshot in the metadata repository", groupQueue, func(c *Config) *string { return &c.MetadataGitPath }),
+	func() setting {
+		s := stringSetting("metadata-git-token", "", "token for an HTTPS metadata remote (sent as basic auth, user x-access-token)", groupQueue, func(c *Config) *string { return &c.MetadataGitToken })
+		s.secret = true
+		return s
+	}(),
+	stringSetting("metadata-git-author-name", "seedengine", "author name of metadata commits", groupQueue, func(c *Config) *string { return &c.MetadataGitAuthorName }),
+	stringSetting("metadata-git-author-email", "seedengine@localhost", "author email of metadata commits", groupQueue, func(c *Config) *string { return &c.MetadataGitAuthorEmail }),
+	{name: "metadata-sync-interval", usage: "how often a metadata sync is scheduled when a remote is configured; 0s turns the schedule off", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.MetadataSyncInterval, n, 6*time.Hour, u)
+	}},
+	{name: "metadata-sync-debounce", usage: "how long a sync requested by a finished research batch waits, so batches finishing together share one sync", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.MetadataSyncDebounce, n, 30*time.Second, u)
 	}},
 	stringSetting("authority-rules", "", "JSON file of authority rules (the format of internal/discover/rules.json) that add to or replace the built-in rows", groupDiscover, func(c *Config) *string { return &c.AuthorityRules }),
 }
@@ -342,6 +369,17 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.DomainWorkers < 1 || c.DomainWorkers > 10000 {
 			return fmt.Errorf("--domain-workers: %d must be from 1 to 10000", c.DomainWorkers)
+		}
+		if c.MetadataSyncInterval != 0 && c.MetadataSyncInterval < time.Minute {
+			return fmt.Errorf("--metadata-sync-interval: %v must be 0s (off) or at least 1m", c.MetadataSyncInterval)
+		}
+		if c.MetadataSyncDebounce < 0 || c.MetadataSyncDebounce > time.Hour {
+			return fmt.Errorf("--metadata-sync-debounce: %v must be from 0s to 1h", c.MetadataSyncDebounce)
+		}
+		if c.MetadataGitURL != "" {
+			if err := c.gitConfig().Validate(); err != nil {
+				return fmt.Errorf("--%s: %s", seedengine.ErrorField(err), seedengine.ErrorMessage(err))
+			}
 		}
 		if c.QueuePollInterval < time.Millisecond {
 			return fmt.Errorf("--queue-poll-interval: %v must be at least 1ms", c.QueuePollInterval)
@@ -549,4 +587,18 @@ func printUsage(w io.Writer, cmd, summary string, fs *flag.FlagSet) {
 		}
 		fmt.Fprintf(w, "  --%s\n        %s%s\n", f.Name, f.Usage, def)
 	})
+}
+
+// gitConfig is the metadata sync's git configuration; the clone lives in
+// <data-dir>/metadata-git.
+func (c *Config) gitConfig() metasync.GitConfig {
+	return metasync.GitConfig{
+		URL:         c.MetadataGitURL,
+		Branch:      c.MetadataGitBranch,
+		Path:        c.MetadataGitPath,
+		Token:       c.MetadataGitToken,
+		AuthorName:  c.MetadataGitAuthorName,
+		AuthorEmail: c.MetadataGitAuthorEmail,
+		WorkDir:     filepath.Join(c.DataDir, "metadata-git"),
+	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -80,6 +81,7 @@ type app struct {
 	research *research.Service
 	liveness *sqlstore.LivenessService
 	seeds    *sqlstore.SeedService
+	metadata *metasync.Service
 	queue    *jobs.Queue
 }
 
@@ -155,6 +157,30 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		a.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(a.blobs, classifier, collector, log))
 	}
 	a.batchs.Enqueuer = a.queue
+
+	metaStore := sqlstore.NewMetadataService(db)
+	metaStore.Enqueuer = a.queue
+	var syncer *metasync.Syncer
+	if c.MetadataGitURL != "" {
+		if syncer, err = metasync.NewSyncer(c.gitConfig(), log); err != nil {
+			a.close()
+			return nil, settingError("metadata-git-url", "metadata sync", err)
+		}
+	}
+	a.metadata = metasync.NewService(metaStore, syncer, version(), c.MetadataSyncDebounce, log)
+	every := c.MetadataSyncInterval
+	if syncer == nil {
+		every = 0 // nothing to push to
+	}
+	a.queue.RegisterMetadata(a.metadata, every)
+	if syncer != nil {
+		// A finished research batch changes the snapshot: request a sync,
+		// which batches finishing close together share.
+		a.queue.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, b *seedengine.Batch) error {
+			_, _, err := a.metadata.TriggerMetadataSync(ctx, seedengine.TriggerBatchCompleted)
+			return err
+		})
+	}
 	return a, nil
 }
 
@@ -256,15 +282,17 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			// Revoking the last key must not open a server that others can reach.
 			RequireKeys: !isLoopbackAddr(c.Addr),
 		}, httpapi.Deps{
-			APIKeys:     a.keys,
-			Batches:     a.batchs,
-			QueueStats:  a.queue,
-			Datasets:    research.RegisteringDatasets(a.datasets, a.research),
-			Research:    a.research,
-			Domains:     a.domains,
-			Liveness:    a.liveness,
-			Seeds:       a.seeds,
-			DeadLetters: a.queue,
+			APIKeys:      a.keys,
+			Batches:      a.batchs,
+			QueueStats:   a.queue,
+			Datasets:     research.RegisteringDatasets(a.datasets, a.research),
+			Research:     a.research,
+			Domains:      a.domains,
+			Liveness:     a.liveness,
+			Seeds:        a.seeds,
+			DeadLetters:  a.queue,
+			Metadata:     a.metadata,
+			MetadataSync: a.metadata,
 			Checks: map[string]seedengine.Checker{
 				"database":     seedengine.CheckerFunc(a.db.Check),
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),

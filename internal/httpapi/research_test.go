@@ -22,6 +22,7 @@ import (
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -40,6 +41,7 @@ type stack struct {
 	research *research.Service
 	liveness *sqlstore.LivenessService
 	seeds    *sqlstore.SeedService
+	metadata *metasync.Service
 	queue    *jobs.Queue
 }
 
@@ -53,6 +55,16 @@ type stackConfig struct {
 	prober     liveness.DomainProber
 	contract   contract.Runner
 	collect    orchestrate.Fetcher // fetches for the orchestration's domain collector
+	metadata   *metadataOpts
+}
+
+// metadataOpts wires the metadata service: a git remote (none: no sync),
+// the schedule and the debounce of batch-completed syncs.
+type metadataOpts struct {
+	gitURL   string
+	workDir  string
+	every    time.Duration
+	debounce time.Duration
 }
 
 // withQueue starts the queue, so batches run.
@@ -108,6 +120,23 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		s.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
 	}
 	s.batchSvc.Enqueuer = s.queue
+	if m := cfg.metadata; m != nil {
+		store := sqlstore.NewMetadataService(db)
+		store.Enqueuer = s.queue
+		var syncer *metasync.Syncer
+		if m.gitURL != "" {
+			syncer, err = metasync.NewSyncer(metasync.GitConfig{URL: m.gitURL, WorkDir: m.workDir}, nil)
+			require.NoError(t, err)
+		}
+		s.metadata = metasync.NewService(store, syncer, "test", m.debounce, nil)
+		s.queue.RegisterMetadata(s.metadata, m.every)
+		if syncer != nil {
+			s.queue.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch) error {
+				_, _, err := s.metadata.TriggerMetadataSync(ctx, seedengine.TriggerBatchCompleted)
+				return err
+			})
+		}
+	}
 	if cfg.startQueue {
 		require.NoError(t, s.queue.Start(t.Context()))
 		t.Cleanup(func() {
@@ -125,6 +154,9 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Liveness = s.liveness
 		d.Seeds = s.seeds
 		d.DeadLetters = s.queue
+		if s.metadata != nil {
+			d.Metadata, d.MetadataSync = s.metadata, s.metadata
+		}
 	})
 	return s
 }
