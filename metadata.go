@@ -145,14 +145,15 @@ type MetadataService interface {
 	// tasks); the caller fills Engine.
 	Snapshot(ctx context.Context) (*MetadataSnapshot, error)
 
-	// CountryMetadata computes one country's slice. ENOTFOUND when the
-	// country has no partition, domain or seed.
+	// CountryMetadata computes one country's slice. EINVALID for an
+	// invalid country code; ENOTFOUND when the country has no partition,
+	// domain or seed.
 	CountryMetadata(ctx context.Context, country string) (*CountryMetadata, error)
 
 	// RequestMetadataTask returns the queued task, counting one more
 	// request on it, or — when none is queued — creates a task with
 	// trigger and enqueues its job to run after delay, in one
-	// transaction. created says which.
+	// transaction. created says which. EINVALID for an unknown trigger.
 	RequestMetadataTask(ctx context.Context, trigger MetadataTrigger, delay time.Duration) (t *MetadataTask, created bool, err error)
 
 	// StartMetadataTask moves a queued task to running. ECONFLICT when
@@ -161,14 +162,15 @@ type MetadataService interface {
 	StartMetadataTask(ctx context.Context, id string) (*MetadataTask, error)
 
 	// FinishMetadataTask records a running task's outcome: status (a
-	// final one), commit, remote and error. ENOTFOUND.
+	// final one, else EINVALID), commit, remote and error. ECONFLICT when
+	// the task is not running; ENOTFOUND.
 	FinishMetadataTask(ctx context.Context, id string, status MetadataTaskStatus, commit, remote, errMsg string) (*MetadataTask, error)
 
 	// FindMetadataTaskByID returns a task. ENOTFOUND.
 	FindMetadataTaskByID(ctx context.Context, id string) (*MetadataTask, error)
 
 	// FindMetadataTasks returns tasks matching f, newest first, and the
-	// total matching f.
+	// total matching f. EINVALID for an unknown status.
 	FindMetadataTasks(ctx context.Context, f MetadataTaskFilter) ([]*MetadataTask, int, error)
 }
 
