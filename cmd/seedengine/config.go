@@ -177,7 +177,11 @@ var settings = []setting{
 	{name: "contract-deadline", usage: "hard limit of time per domain in a contract run", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ContractDeadline, n, 30*time.Second, u)
 	}},
-	stringSetting("metadata-git-url", "", "git remote the metadata snapshot is pushed to (https://…, or file:///… with the git binary); empty: no push sync", groupQueue, func(c *Config) *string { return &c.MetadataGitURL }),
+	func() setting {
+		s := stringSetting("metadata-git-url", "", "git remote the metadata snapshot is pushed to (https://…, or file:///… with the git binary); empty: no push sync", groupQueue, func(c *Config) *string { return &c.MetadataGitURL })
+		s.secret = true // it may carry credentials
+		return s
+	}(),
 	stringSetting("metadata-git-branch", "main", "branch of the metadata remote", groupQueue, func(c *Config) *string { return &c.MetadataGitBranch }),
 	stringSetting("metadata-git-path", "metadata/snapshot.json", "path of the snapshot in the metadata repository", groupQueue, func(c *Config) *string { return &c.MetadataGitPath }),
 	func() setting {
@@ -522,8 +526,9 @@ func validateBlobURL(s string) error {
 	return nil
 }
 
-// redactURL hides the password of a URL, in its user information or in a
-// password query parameter (pgx accepts both).
+// redactURL hides the credentials of a URL: the password in its user
+// information or in a password query parameter (pgx accepts both), and a
+// user name given alone (a git host reads a token there).
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -532,6 +537,8 @@ func redactURL(s string) string {
 	if u.User != nil {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		} else {
+			u.User = url.User("xxxxx")
 		}
 	}
 	if q := u.Query(); q.Has("password") {
@@ -550,8 +557,12 @@ func (c *Config) logAttrs() []any {
 			return
 		}
 		v := f.Value.String()
-		if c.secrets[f.Name] {
+		switch {
+		case !c.secrets[f.Name] || v == "":
+		case strings.Contains(v, "://"):
 			v = redactURL(v)
+		default:
+			v = "[redacted]" // a token, or a URL too odd to show
 		}
 		attrs = append(attrs, strings.ReplaceAll(f.Name, "-", "_"), v)
 	})

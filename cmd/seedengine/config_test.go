@@ -58,6 +58,21 @@ func TestParseConfigSecretFromFileIsRedacted(t *testing.T) {
 	require.Contains(t, logged, "database_url=postgres://app:xxxxx@127.0.0.1:5432/seeds")
 }
 
+func TestParseConfigGitCredentialsAreRedacted(t *testing.T) {
+	t.Parallel()
+	for _, url := range []string{"https://bob:pa55word@git.example.com/o/r.git", "https://ghp_TokenInURL@git.example.com/o/r.git"} {
+		c, _, err := parseConfig("serve", "", groupStore|groupServer|groupQueue, []string{"--data-dir", t.TempDir(),
+			"--metadata-git-url", url, "--metadata-git-token", "ghp_SuperSecretToken123"}, envMap(nil), io.Discard, nil)
+		require.NoError(t, err)
+		logged := fmtAttrs(c.logAttrs())
+		for _, secret := range []string{"pa55word", "ghp_TokenInURL", "ghp_SuperSecretToken123"} {
+			require.NotContains(t, logged, secret)
+		}
+		require.Contains(t, logged, "metadata_git_token=[redacted]")
+		require.Contains(t, logged, "@git.example.com/o/r.git")
+	}
+}
+
 func fmtAttrs(attrs []any) string {
 	var b strings.Builder
 	for i := 0; i+1 < len(attrs); i += 2 {

@@ -155,6 +155,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		a.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(d, a.seeds, a.blobs))
 		collector := orchestrate.NewCollector(fc, a.blobs, orchestrate.CollectorConfig{}, log)
 		a.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(a.blobs, classifier, collector, log))
+		a.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(a.blobs, a.batchs))
 	}
 	a.batchs.Enqueuer = a.queue
 

@@ -121,12 +121,21 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 				o.Failed++
 				continue
 			}
+			recorded := 0
 			for _, d := range ev.Decisions {
 				s := SeedFrom(ev, d, key, b.Category)
 				res, err := seeds.RecordDraftSeed(ctx, s, actor, b.ID)
+				if seedengine.ErrorCode(err) == seedengine.EINVALID {
+					// What the site published cannot make a valid seed
+					// (an absurd URL, say): that domain's seed is
+					// skipped, the rest of the chunk goes on.
+					out.Skipped = append(out.Skipped, SkippedItem{SeedID: s.SeedID, DomainID: ev.DomainID, Reason: "invalid_contract", Detail: seedengine.ErrorMessage(err)})
+					continue
+				}
 				if err != nil {
 					return seedengine.ChunkOutcome{}, fmt.Errorf("contract batch %s chunk %d: record seed %s: %w", b.ID, c.Index, s.SeedID, err)
 				}
+				recorded++
 				switch res.Result {
 				case seedengine.SeedCreated:
 					out.Created = append(out.Created, s.SeedID)
@@ -135,6 +144,10 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 				default:
 					out.Skipped = append(out.Skipped, SkippedItem{SeedID: s.SeedID, DomainID: ev.DomainID, Reason: res.Reason, ProposedVersion: res.ProposedVersion})
 				}
+			}
+			if recorded == 0 {
+				o.Failed++
+				continue
 			}
 			o.Succeeded++
 		}
@@ -161,6 +174,11 @@ func writeEvidence(ctx context.Context, objects ObjectWriter, ev *Evidence) (str
 	return key, nil
 }
 
+// maxSeedCrawlDelay is the largest Crawl-delay a seed records: a day. A
+// site asking for more asks not to be crawled at all, which a day between
+// requests honours well enough.
+const maxSeedCrawlDelay = 86400
+
 // SeedFrom builds the draft seed of one decision.
 func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengine.Seed {
 	s := &seedengine.Seed{
@@ -171,7 +189,7 @@ func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengin
 		Policy: seedengine.SeedPolicy{
 			RobotsURL:    ev.Robots.URL,
 			CrawlAllowed: d.CrawlAllowed,
-			CrawlDelay:   ev.Robots.CrawlDelay,
+			CrawlDelay:   min(ev.Robots.CrawlDelay, maxSeedCrawlDelay),
 			SitemapURL:   bestSitemap(ev),
 		},
 		Confidence: d.Confidence,

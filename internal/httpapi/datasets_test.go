@@ -590,8 +590,10 @@ func TestDatasetSaveAndGetOf20MBStream(t *testing.T) {
 	growth := func(peak uint64) int64 { return int64(peak) - int64(before.HeapAlloc) }
 	t.Logf("body %d MB; heap before %d MB, peak growth saving %d MB, reading %d MB",
 		size>>20, before.HeapAlloc>>20, growth(saved)>>20, growth(read)>>20)
-	require.Less(t, growth(saved), size/4, "saving must stream, not hold the body")
-	require.Less(t, growth(read), size/4, "reading must stream, not hold the body")
+	// Half the body: holding it whole would be the whole body (and more);
+	// a tighter bound trips on other tests' garbage in the shared heap.
+	require.Less(t, growth(saved), size/2, "saving must stream, not hold the body")
+	require.Less(t, growth(read), size/2, "reading must stream, not hold the body")
 }
 
 // brokenChunks is a DatasetService whose chunk fails half way through.

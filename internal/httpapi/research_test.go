@@ -118,6 +118,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	if cfg.collect != nil {
 		collector := orchestrate.NewCollector(cfg.collect, blobs, orchestrate.CollectorConfig{}, nil)
 		s.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
+		s.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, s.batchSvc))
 	}
 	s.batchSvc.Enqueuer = s.queue
 	if m := cfg.metadata; m != nil {

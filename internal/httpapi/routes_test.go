@@ -40,7 +40,7 @@ func TestRouteTable(t *testing.T) {
 		{"GET", "/api/v1/queues/batch/{batchId}", read},
 		{"GET", "/api/v1/queues/batch/{batchId}/results", read},
 		{"GET", "/api/v1/queues/stats", read},
-		{"GET", "/api/v1/queues/dead-letters", read},
+		{"GET", "/api/v1/queues/dead-letters", admin},
 		{"POST", "/api/v1/queues/dead-letters/{id}/retry", admin},
 		{"POST", "/api/v1/queues/trigger/metadata-sync", admin},
 		{"GET", "/api/v1/datasets", read},

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
@@ -616,11 +617,7 @@ func (s *Syncer) commit(repo *git.Repository, content []byte, message string) (p
 	if err != nil {
 		return plumbing.ZeroHash, s.wrap("open work tree", err)
 	}
-	name := filepath.Join(s.cfg.WorkDir, filepath.FromSlash(s.cfg.Path))
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return plumbing.ZeroHash, s.wrap("write "+s.cfg.Path, err)
-	}
-	if err := os.WriteFile(name, content, 0o644); err != nil {
+	if err := writeInTree(s.cfg.WorkDir, s.cfg.Path, content); err != nil {
 		return plumbing.ZeroHash, s.wrap("write "+s.cfg.Path, err)
 	}
 	if _, err := wt.Add(s.cfg.Path); err != nil {
@@ -632,6 +629,47 @@ func (s *Syncer) commit(repo *git.Repository, content []byte, message string) (p
 		return plumbing.ZeroHash, s.wrap("commit "+s.cfg.Path, err)
 	}
 	return h, nil
+}
+
+// writeInTree writes content at path (slash-separated, relative) inside
+// the work tree dir, never outside it: the tree is the remote's, and
+// whoever can push there could plant symbolic links. Writes go through an
+// os.Root, a symbolic link at path is replaced by a regular file, and a
+// parent that is not a real directory is refused.
+func writeInTree(dir, path string, content []byte) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	rel := filepath.FromSlash(path)
+	parent := filepath.Dir(rel)
+	for p := parent; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		fi, err := root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory in the repository (a %s); refusing to write through it", filepath.ToSlash(p), fi.Mode().Type())
+		}
+	}
+	if parent != "." {
+		if err := root.MkdirAll(parent, 0o755); err != nil {
+			return err
+		}
+	}
+	if fi, err := root.Lstat(rel); err == nil && !fi.Mode().IsRegular() {
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			return fmt.Errorf("%s is not a regular file in the repository", path)
+		}
+		if err := root.Remove(rel); err != nil {
+			return err
+		}
+	}
+	return root.WriteFile(rel, content, 0o644)
 }
 
 func (s *Syncer) push(ctx context.Context, repo *git.Repository) error {

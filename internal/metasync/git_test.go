@@ -651,3 +651,53 @@ func TestErrorsAreScrubbed(t *testing.T) {
 	require.Equal(t, "bob", auth.Username)
 	require.Equal(t, "tok/en+1", auth.Password)
 }
+
+// pushSymlink commits a symbolic link name → target on main of the remote,
+// as a hostile writer could.
+func pushSymlink(t testing.TB, remoteURL, name, target string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "hostile")
+	runGit(t, filepath.Dir(dir), "init", "-q", "-b", "main", dir)
+	runGit(t, dir, "remote", "add", "origin", remoteURL)
+	if _, err := tryGit(dir, "fetch", "-q", "origin", "main"); err == nil {
+		runGit(t, dir, "reset", "-q", "--hard", "FETCH_HEAD")
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, name)))
+	runGit(t, dir, "add", name)
+	runGit(t, dir, "commit", "-q", "-m", "hostile: "+name)
+	runGit(t, dir, "push", "-q", "origin", "HEAD:refs/heads/main")
+}
+
+func TestSyncNeverWritesThroughSymlinks(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim.db")
+	require.NoError(t, os.WriteFile(victim, []byte("precious"), 0o600))
+	workDir := filepath.Join(base, "data", "metadata-git")
+
+	// The snapshot's own path is a link out of the work tree: it is
+	// replaced by a regular file, the victim is untouched.
+	_, remote := newBare(t)
+	pushSymlink(t, remote, "metadata/snapshot.json", "../../../victim.db")
+	s := newSyncer(t, GitConfig{URL: remote, WorkDir: workDir}, nil)
+	res, err := s.Sync(t.Context(), []byte(`{"totals":{}}`), "snapshot", nil)
+	require.NoError(t, err)
+	require.True(t, res.Changed)
+	b, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	require.Equal(t, "precious", string(b))
+	fi, err := os.Lstat(filepath.Join(workDir, "metadata", "snapshot.json"))
+	require.NoError(t, err)
+	require.True(t, fi.Mode().IsRegular())
+
+	// A parent directory that is a link is refused.
+	_, remote2 := newBare(t)
+	pushSymlink(t, remote2, "metadata", "..")
+	s2 := newSyncer(t, GitConfig{URL: remote2, WorkDir: filepath.Join(base, "data2", "metadata-git")}, nil)
+	_, err = s2.Sync(t.Context(), []byte(`{"totals":{}}`), "snapshot", nil)
+	require.ErrorContains(t, err, "not a directory in the repository")
+	b, err = os.ReadFile(victim)
+	require.NoError(t, err)
+	require.Equal(t, "precious", string(b))
+}

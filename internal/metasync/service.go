@@ -81,6 +81,9 @@ func (s *Service) TriggerMetadataSync(ctx context.Context, trigger seedengine.Me
 // another task is running.
 func (s *Service) RunMetadataTask(ctx context.Context, id string) error {
 	t, err := s.StartMetadataTask(ctx, id)
+	if seedengine.ErrorCode(err) == seedengine.ECONFLICT && s.failStale(ctx, id) {
+		t, err = s.StartMetadataTask(ctx, id)
+	}
 	if seedengine.ErrorCode(err) == seedengine.ECONFLICT {
 		// A job rescued after a crash finds its task still running: it
 		// takes the task over. Anything else waits its turn.
@@ -109,6 +112,33 @@ func (s *Service) RunMetadataTask(ctx context.Context, id string) error {
 	}
 	log.InfoContext(ctx, "metadata sync finished", "event", "metadata_sync_complete", "status", string(status), "commit", commit, "remote", remote, "error", msg)
 	return nil
+}
+
+// StaleAfter is how long a task may stay running before a waiting task
+// takes it for dead: a sync is bounded by DefaultSyncTimeout (and the
+// queue's job timeout), so a task running longer lost its process, and
+// its job will not come back to finish it (River discards a job whose
+// process died during its last attempt).
+const StaleAfter = DefaultSyncTimeout + 5*time.Minute
+
+// failStale fails another task that has been running longer than
+// StaleAfter, so that one lost process cannot block every later sync. It
+// reports whether it failed one.
+func (s *Service) failStale(ctx context.Context, waiting string) bool {
+	running, _, err := s.FindMetadataTasks(ctx, seedengine.MetadataTaskFilter{Status: seedengine.TaskRunning, Limit: 1})
+	if err != nil || len(running) == 0 {
+		return false
+	}
+	r := running[0]
+	if r.ID == waiting || r.StartedAt == nil || time.Since(*r.StartedAt) < StaleAfter {
+		return false
+	}
+	if _, err := s.FinishMetadataTask(ctx, r.ID, seedengine.TaskFailed, "", "",
+		"interrupted: its process stopped before the sync finished"); err != nil {
+		return false
+	}
+	s.log.WarnContext(ctx, "stale metadata sync failed", "event", "metadata_sync_stale", "task_id", r.ID, "started_at", r.StartedAt)
+	return true
 }
 
 func (s *Service) sync(ctx context.Context) (status seedengine.MetadataTaskStatus, commit, remote, errMsg string) {

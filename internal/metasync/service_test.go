@@ -83,6 +83,29 @@ func TestRunMetadataTask(t *testing.T) {
 		require.Equal(t, done.Commit, second.Commit)
 		require.NoError(t, svc.RunMetadataTask(ctx, t1.ID), "a finished task is left alone")
 
+		// A task left running by a process that died long ago does not
+		// block the next one: it is failed as interrupted.
+		t3, _, err := svc.TriggerMetadataSync(ctx, seedengine.TriggerAPI)
+		require.NoError(t, err)
+		_, err = store.StartMetadataTask(ctx, t3.ID)
+		require.NoError(t, err)
+		var old any = time.Now().Add(-metasync.StaleAfter - time.Minute).UTC()
+		if db.Engine() == sqlstore.EngineSQLite {
+			old = old.(time.Time).Format("2006-01-02T15:04:05.000000Z")
+		}
+		_, err = db.Writer().ExecContext(ctx, `UPDATE metadata_tasks SET started_at = $1 WHERE id = $2`, old, t3.ID)
+		require.NoError(t, err)
+		t4, _, err := svc.TriggerMetadataSync(ctx, seedengine.TriggerQueue)
+		require.NoError(t, err)
+		require.NoError(t, svc.RunMetadataTask(ctx, t4.ID))
+		stale, err := store.FindMetadataTaskByID(ctx, t3.ID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.TaskFailed, stale.Status)
+		require.Contains(t, stale.Error, "interrupted")
+		fourth, err := store.FindMetadataTaskByID(ctx, t4.ID)
+		require.NoError(t, err)
+		require.True(t, fourth.Status.Finished())
+
 		// Without a remote, triggers are refused.
 		bare := metasync.NewService(store, nil, "test", 0, nil)
 		_, _, err = bare.TriggerMetadataSync(ctx, seedengine.TriggerAPI)

@@ -223,3 +223,59 @@ func outcome(res any, spawn []*seedengine.BatchChunk, after func(context.Context
 	}
 	return seedengine.ChunkOutcome{Succeeded: 1, Result: b, Spawn: spawn, AfterCommit: after}, nil
 }
+
+// ChunkReader finds a batch's chunks; seedengine.BatchService is one.
+type ChunkReader interface {
+	FindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.BatchChunk, error)
+}
+
+// Finisher returns the finisher of orchestration batches, to register with
+// the queue for seedengine.BatchOrchestration. A file's checkpoint is
+// written just after the transaction that records the file; a process
+// that dies in between would leave the file without one and the next
+// orchestration would read it again. Once the batch has finished, the
+// finisher writes the checkpoint of every file chunk that is done and was
+// processed, when it is missing. File chunks come first in a batch (the
+// domain chunks they spawn follow), so it reads chunks from index 0 until
+// the first that is not a file. Safe to repeat.
+func Finisher(store RawStore, chunks ChunkReader) func(context.Context, *seedengine.Batch) error {
+	return func(ctx context.Context, b *seedengine.Batch) error {
+		var params seedengine.OrchestrationBatchParams
+		if err := json.Unmarshal(b.Params, &params); err != nil {
+			return seedengine.Errorf(seedengine.EINVALID, "orchestration batch %s: params: %v", b.ID, err)
+		}
+		p := seedengine.Partition{Country: b.Country, Category: b.Category, Date: params.Date}
+		for i := 0; i < b.Chunks.Total; i++ {
+			ch, err := chunks.FindBatchChunk(ctx, b.ID, i)
+			if err != nil {
+				return fmt.Errorf("orchestration batch %s: %w", b.ID, err)
+			}
+			if ch.Step != seedengine.StepFile {
+				return nil
+			}
+			var res FileResult
+			if ch.Status != seedengine.ChunkDone || json.Unmarshal(ch.Result, &res) != nil || res.Files.Processed == 0 {
+				continue
+			}
+			var in FileInput
+			if err := json.Unmarshal(ch.Input, &in); err != nil {
+				continue
+			}
+			key, err := blobstore.RawCheckpointKey(p, in.Chunk)
+			if err != nil {
+				return fmt.Errorf("orchestration batch %s: %w", b.ID, err)
+			}
+			ok, err := store.Exists(ctx, key)
+			if err != nil {
+				return fmt.Errorf("check %s: %w", key, err)
+			}
+			if ok {
+				continue
+			}
+			if _, err := store.Put(ctx, key, bytes.NewReader(nil), "application/octet-stream"); err != nil {
+				return fmt.Errorf("write checkpoint %s: %w", key, err)
+			}
+		}
+		return nil
+	}
+}

@@ -339,6 +339,17 @@ func (rs robotsState) allowed(raw string) bool {
 	return rs.group.Allowed(u.RequestURI())
 }
 
+// errRobotsRedirect refuses a redirect hop that robots.txt disallows.
+var errRobotsRedirect = errors.New("robots.txt disallows the redirect target")
+
+// admit holds every hop of a fetch, redirects included, to robots.txt.
+func (rs robotsState) admit(u *url.URL) error {
+	if !rs.allowed(u.String()) {
+		return errRobotsRedirect
+	}
+	return nil
+}
+
 // sitemapCandidates are the robots.txt sitemaps, capped, then the default
 // path on the robots.txt site.
 func (c *Collector) sitemapCandidates(rs robotsState) []string {
@@ -366,9 +377,12 @@ func (c *Collector) collectSitemap(ctx, fctx context.Context, rs robotsState, md
 		}
 		md.Candidates++
 		md.FetchedAt = c.now()
-		resp, err := c.f.Stream(fctx, fetch.Request{URL: cand, Kind: fetch.KindSitemap})
+		resp, err := c.f.Stream(fctx, fetch.Request{URL: cand, Kind: fetch.KindSitemap, Admit: rs.admit})
 		if err != nil {
 			md.Error = fetch.Reason(err)
+			if errors.Is(err, errRobotsRedirect) {
+				md.Error = SitemapDisallowed
+			}
 			if fctx.Err() != nil {
 				return false, nil
 			}
@@ -456,7 +470,7 @@ func (c *Collector) countChild(ctx context.Context, rs robotsState, u string) (n
 	if !rs.allowed(u) {
 		return 0, false, false
 	}
-	resp, err := c.f.Stream(ctx, fetch.Request{URL: u, Kind: fetch.KindSitemap})
+	resp, err := c.f.Stream(ctx, fetch.Request{URL: u, Kind: fetch.KindSitemap, Admit: rs.admit})
 	if err != nil {
 		return 0, false, false
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -516,4 +517,23 @@ func TestCollectInvalidInput(t *testing.T) {
 		require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err), "%+v", tc)
 	}
 	require.EqualValues(t, 0, fx.f.n.Load())
+}
+
+// TestCollectSitemapRedirectHeldToRobots: an allowed sitemap URL that
+// redirects into a disallowed path is not followed there.
+func TestCollectSitemapRedirectHeldToRobots(t *testing.T) {
+	t.Parallel()
+	const host = "redirecting.example.sg"
+	robotsTxt := "User-agent: *\nDisallow: /private/\n"
+	fx := setupCollector(t, simweb.Site{Host: host, Layout: simweb.LayoutStatic, Robots: &robotsTxt, Pages: map[string]simweb.Page{
+		"/sitemap.xml":         {Status: 301, Header: http.Header{"Location": {"/private/sitemap.xml"}}},
+		"/private/sitemap.xml": {ContentType: "application/xml", Body: []byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://redirecting.example.sg/a</loc></url></urlset>`)},
+	}})
+	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:"+host, host, rawKey, false)
+	require.NoError(t, err)
+	s := res.Metadata.Sitemap
+	require.False(t, s.Exists)
+	require.Equal(t, orchestrate.SitemapDisallowed, s.Error)
+	require.Zero(t, s.URLCount)
+	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileSitemap)), "nothing fetched from the disallowed path")
 }
