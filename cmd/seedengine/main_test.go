@@ -466,3 +466,64 @@ func TestMigrateCommand(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dataDir, "seedengine.db"))
 	require.NoError(t, err)
 }
+
+// TestServeMetadataSyncToGit runs serve with a file:// metadata remote: a
+// research batch's completion and the sync route both push the snapshot,
+// and the token given for the remote never appears in the output.
+func TestServeMetadataSyncToGit(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	remote := filepath.Join(t.TempDir(), "metadata.git")
+	out, err := exec.Command("git", "init", "--bare", "--initial-branch=main", remote).CombinedOutput()
+	require.NoError(t, err, string(out))
+	admin := createKey(t, dataDir, "ops", "admin")
+	const token = "tok-e2e-never-shown"
+	s := startServer(t, dataDir, "--metadata-git-url", "file://"+remote, "--metadata-git-token", token,
+		"--metadata-sync-debounce", "100ms", "--metadata-git-path", "snapshots/seedengine.json")
+
+	r := s.do(t, "POST", "/api/v1/queues/research", admin, map[string]any{
+		"country": "sg", "category": "news", "date": "2026-01-28", "urls": []string{"https://www.mom.gov.sg/newsroom"}})
+	require.Equal(t, 202, r.status, "body: %s", r.raw)
+	task := waitMetadataTask(t, s, admin, "batch_completed")
+	require.Equal(t, "succeeded", task["status"], "%v", task)
+	head := strings.TrimSpace(gitOutput(t, remote, "rev-parse", "main"))
+	require.Equal(t, head, task["commit"])
+	require.Contains(t, gitOutput(t, remote, "show", "main:snapshots/seedengine.json"), `"partitions": 1`)
+
+	r = s.do(t, "POST", "/api/v1/metadata/sync", admin, nil)
+	require.Equal(t, 202, r.status, "body: %s", r.raw)
+	task = waitMetadataTask(t, s, admin, "api")
+	require.Equal(t, "skipped_unchanged", task["status"], "%v", task)
+
+	require.Equal(t, 0, s.stop(t))
+	logs, err := json.Marshal(s.logLines())
+	require.NoError(t, err)
+	require.NotContains(t, string(logs), token)
+	require.Contains(t, string(logs), "metadata_git_token")
+}
+
+func gitOutput(t *testing.T, gitDir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"--git-dir", gitDir}, args...)...).CombinedOutput()
+	require.NoError(t, err, string(out))
+	return string(out)
+}
+
+// waitMetadataTask waits for a finished metadata task with trigger.
+func waitMetadataTask(t *testing.T, s *server, key, trigger string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		r := s.do(t, "GET", "/api/v1/metadata/tasks", key, nil)
+		require.Equal(t, 200, r.status, "body: %s", r.raw)
+		for _, it := range r.body["items"].([]any) {
+			task := it.(map[string]any)
+			if task["trigger"] == trigger && task["status"] != "queued" && task["status"] != "running" {
+				return task
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no finished %s metadata task", trigger)
+	return nil
+}
