@@ -113,19 +113,12 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 		// that can run it, within the usual attempts.
 		return r.fail(ctx, seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "no processor for %s batches in this process", kind), true)
 	}
-	if err := q.batches.StartBatchChunk(ctx, batchID, index); err != nil {
+	b, c, err := q.startChunk(ctx, batchID, index)
+	if err != nil {
 		if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
-			return r.fail(ctx, river.JobCancel(fmt.Errorf("start chunk: %w", err)), false)
+			return r.fail(ctx, river.JobCancel(err), false)
 		}
-		return r.fail(ctx, fmt.Errorf("start chunk: %w", err), true)
-	}
-	b, err := q.batches.FindBatchByID(ctx, batchID)
-	if err != nil {
-		return r.fail(ctx, fmt.Errorf("find batch: %w", err), true)
-	}
-	c, err := q.batches.FindBatchChunk(ctx, batchID, index)
-	if err != nil {
-		return r.fail(ctx, fmt.Errorf("find chunk: %w", err), true)
+		return r.fail(ctx, err, true)
 	}
 
 	out := seedengine.ChunkOutcome{}
@@ -161,6 +154,36 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 		}
 	}
 	return nil
+}
+
+// chunkStarter is a seedengine.BatchService that can start a chunk and
+// return it with its batch in one transaction (sqlstore's can), which saves
+// the worker two reads per job.
+type chunkStarter interface {
+	StartFindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error)
+}
+
+// startChunk marks the chunk running and returns it and its batch.
+func (q *Queue) startChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+	if cs, ok := q.batches.(chunkStarter); ok {
+		b, c, err := cs.StartFindBatchChunk(ctx, batchID, index)
+		if err != nil {
+			return nil, nil, fmt.Errorf("start chunk: %w", err)
+		}
+		return b, c, nil
+	}
+	if err := q.batches.StartBatchChunk(ctx, batchID, index); err != nil {
+		return nil, nil, fmt.Errorf("start chunk: %w", err)
+	}
+	b, err := q.batches.FindBatchByID(ctx, batchID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find batch: %w", err)
+	}
+	c, err := q.batches.FindBatchChunk(ctx, batchID, index)
+	if err != nil {
+		return nil, nil, fmt.Errorf("find chunk: %w", err)
+	}
+	return b, c, nil
 }
 
 // runProcessor turns a panic into an error so the attempt is recorded on the

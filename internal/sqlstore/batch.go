@@ -55,13 +55,34 @@ type BatchService struct {
 	Enqueuer seedengine.Enqueuer
 
 	db *DB
+	// group batches the writes of chunk jobs on SQLite (see
+	// groupcommit.go); nil on PostgreSQL, whose transactions run side by
+	// side.
+	group *groupCommitter
 }
 
 var _ seedengine.BatchService = (*BatchService)(nil)
 
 // NewBatchService returns a BatchService on db. Set its Enqueuer before
 // creating batches.
-func NewBatchService(db *DB) *BatchService { return &BatchService{db: db} }
+func NewBatchService(db *DB) *BatchService {
+	s := &BatchService{db: db}
+	if db.engine == EngineSQLite {
+		s.group = newGroupCommitter(db.writer)
+	}
+	return s
+}
+
+// inChunkTx runs fn in a write transaction for one of the chunk updates that
+// every job makes (start, complete, fail). On SQLite the transaction may be
+// shared with other such updates (groupCommitter.inTx says how); fn must use
+// the context it is given.
+func (s *BatchService) inChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if s.group != nil {
+		return s.group.inTx(ctx, fn)
+	}
+	return s.db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
+}
 
 // CreateBatch assigns b an id (UUIDv7) if it has none, sets its status to
 // queued and its counters from chunks, and writes the batch, its chunks and
@@ -324,7 +345,22 @@ func errChunkNotFound(batchID string, index int) error {
 // is, since a job can be delivered again after its chunk was recorded.
 // ENOTFOUND when there is no such chunk.
 func (s *BatchService) StartBatchChunk(ctx context.Context, batchID string, index int) error {
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+	if _, _, err := s.StartFindBatchChunk(ctx, batchID, index); err != nil {
+		return err
+	}
+	return nil
+}
+
+// StartFindBatchChunk starts a chunk as StartBatchChunk does and returns it
+// and its batch as the same transaction left them, so a worker needs no
+// reads of its own before it processes the chunk. ENOTFOUND when there is
+// no such chunk.
+func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+	var (
+		b *seedengine.Batch
+		c *seedengine.BatchChunk
+	)
+	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.db.timeArg(nowUTC())
 		// The batch row is written (and so locked) before the chunk row, the
 		// order every other transaction here takes them in.
@@ -334,19 +370,33 @@ func (s *BatchService) StartBatchChunk(ctx context.Context, batchID string, inde
 			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+		var err error
+		c, err = scanChunk(tx.QueryRowContext(ctx, `UPDATE batch_chunks
 			SET status = $3, attempts = attempts + 1, updated_at = $4
-			WHERE batch_id = $1 AND chunk_index = $2 AND status IN ($5, $3)`,
-			batchID, index, string(seedengine.ChunkRunning), now, string(seedengine.ChunkQueued))
+			WHERE batch_id = $1 AND chunk_index = $2 AND status IN ($5, $3)
+			RETURNING `+chunkColumns,
+			batchID, index, string(seedengine.ChunkRunning), now, string(seedengine.ChunkQueued)))
+		if errors.Is(err, sql.ErrNoRows) {
+			// Finished or cancelled already, or missing.
+			c, err = scanChunk(tx.QueryRowContext(ctx,
+				`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index))
+			if errors.Is(err, sql.ErrNoRows) {
+				return errChunkNotFound(batchID, index)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		return requireChunk(ctx, tx, res, batchID, index)
+		b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, batchID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return errChunkNotFound(batchID, index)
+		}
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
+		return nil, nil, fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
 	}
-	return nil
+	return b, c, nil
 }
 
 // requireChunk turns an update that matched no row into ENOTFOUND when the
@@ -370,7 +420,9 @@ func requireChunk(ctx context.Context, tx *sql.Tx, res sql.Result, batchID strin
 // status; then it calls inTx in the same transaction, so the outcome and
 // whatever inTx does (completing the queue job) commit together or not at
 // all. A chunk already done or failed is left as it is and inTx is still
-// called.
+// called. On SQLite the transaction may also carry other chunks' updates
+// (see groupcommit.go), so inTx must use tx alone and return its errors: a
+// failure rolls back this chunk's update only.
 //
 // The chunks of out.Spawn are added to the batch in that transaction,
 // before the chunk's own outcome is counted, so the batch cannot finish
@@ -400,7 +452,7 @@ func (s *BatchService) CompleteBatchChunk(ctx context.Context, batchID string, i
 	if len(out.Spawn) > 0 && s.Enqueuer == nil {
 		return fmt.Errorf("complete batch chunk %q/%d: sqlstore.BatchService.Enqueuer is not set", batchID, index)
 	}
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		b, c, err := s.lockChunk(ctx, tx, batchID, index)
 		if err != nil {
 			return err
@@ -651,7 +703,7 @@ func (s *BatchService) ReopenBatchChunk(ctx context.Context, batchID string, ind
 // failed is left as it is. ENOTFOUND when there is no such chunk.
 func (s *BatchService) FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error {
 	reason = seedengine.Truncate(reason, maxLastErrorLen)
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		if !final {
 			res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
 				SET status = $3, last_error = $4, updated_at = $5

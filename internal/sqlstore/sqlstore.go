@@ -151,7 +151,7 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	wq.Add("_pragma", "foreign_keys(1)")
 	wq.Add("_pragma", fmt.Sprintf("cache_size(%d)", -sqliteWriterCacheKiB))
 	wq.Set("_txlock", "immediate")
-	writer, err := sql.Open("sqlite", sqliteDSN(path, wq, extra))
+	writer, err := openSQLitePool(sqliteDSN(path, wq, extra))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
 	}
@@ -169,7 +169,7 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	rq := url.Values{}
 	rq.Add("_pragma", busy)
 	rq.Add("_pragma", "query_only(1)")
-	reader, err := sql.Open("sqlite", sqliteDSN(path, rq, extra))
+	reader, err := openSQLitePool(sqliteDSN(path, rq, extra))
 	if err != nil {
 		_ = writer.Close()
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
@@ -183,6 +183,16 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
 	}
 	return &DB{engine: EngineSQLite, writer: writer, reader: reader}, nil
+}
+
+// openSQLitePool opens a pool of SQLite connections that keep their
+// compiled statements (see stmtcache.go).
+func openSQLitePool(dsn string) (*sql.DB, error) {
+	c, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(stmtCacheConnector{c}), nil
 }
 
 // sqliteDSN builds a "file:" URI, which SQLite decodes, so the path is

@@ -81,6 +81,9 @@ func TestSQLitePools(t *testing.T) {
 	var cache int
 	require.NoError(t, db.Writer().QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cache))
 	require.Less(t, cache, -2000, "the writer's page cache is larger than SQLite's default (in KiB when negative)")
+	var sync int
+	require.NoError(t, db.Writer().QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync))
+	require.Equal(t, 2, sync, "every commit is fsynced (synchronous=FULL) unless the URL says otherwise")
 }
 
 func TestMigrateIdempotent(t *testing.T) {
