@@ -442,8 +442,12 @@ type SeedFilter struct {
 	SourceType SourceType
 	FetchType  FetchType
 	DomainID   string
-	Limit      int
-	Offset     int
+	// After, when set, pages by key: only seeds whose seed_id sorts after
+	// it (the last seed_id of the previous page). Deep pages then cost
+	// what the first does; Offset must be 0 with it.
+	After  string
+	Limit  int
+	Offset int
 }
 
 // SeedRecordResult is what recording a contract run's seed did.

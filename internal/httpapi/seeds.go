@@ -160,15 +160,19 @@ type seedListInput struct {
 	SourceType string `query:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Only seeds of this source type."`
 	FetchType  string `query:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"Only seeds read this way."`
 	DomainID   string `query:"domain_id" maxLength:"300" doc:"Only seeds of this domain." example:"gov:sg:mom.gov.sg"`
+	After      string `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
 	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
 	Offset     int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
 type seedList struct {
 	Items  []*seedengine.Seed `json:"items" doc:"Seeds in seed_id order, without history."`
-	Total  int                `json:"total" doc:"Seeds matching the filters, regardless of limit and offset."`
+	Total  int                `json:"total" doc:"Seeds matching the filters, regardless of limit, offset and after."`
 	Limit  int                `json:"limit"`
 	Offset int                `json:"offset"`
+	// NextAfter is the cursor of the next page: the last seed_id of a
+	// full page.
+	NextAfter string `json:"next_after,omitempty" doc:"Pass as after for the next page; absent when this page is not full."`
 }
 
 type seedListOutput struct{ Body seedList }
@@ -184,6 +188,7 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 		SourceType: seedengine.SourceType(in.SourceType),
 		FetchType:  seedengine.FetchType(in.FetchType),
 		DomainID:   strings.ToLower(in.DomainID),
+		After:      strings.ToLower(in.After),
 		Limit:      in.Limit,
 		Offset:     in.Offset,
 	}
@@ -191,7 +196,11 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 	if err != nil {
 		return nil, inQuery(err) // every filter is a query parameter, named alike
 	}
-	return &seedListOutput{Body: seedList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+	out := seedList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}
+	if len(items) == in.Limit && len(items) > 0 {
+		out.NextAfter = items[len(items)-1].SeedID
+	}
+	return &seedListOutput{Body: out}, nil
 }
 
 // Get.

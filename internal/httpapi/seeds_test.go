@@ -131,6 +131,7 @@ func TestSeedsCreateGetList(t *testing.T) {
 		type list struct {
 			Items                []seedengine.Seed
 			Total, Limit, Offset int
+			NextAfter            string `json:"next_after"`
 		}
 		ids := func(q string) ([]string, list) {
 			t.Helper()
@@ -167,6 +168,27 @@ func TestSeedsCreateGetList(t *testing.T) {
 		require.Zero(t, l.Total)
 		_, l = ids("?offset=100")
 		require.Equal(t, 6, l.Total, "the total past the last page")
+
+		// Paging by key gives the same pages as offsets, with the total.
+		var keyed []string
+		q := "?limit=4"
+		for {
+			page, l := ids(q)
+			require.Equal(t, 6, l.Total)
+			keyed = append(keyed, page...)
+			if l.NextAfter == "" {
+				break
+			}
+			require.Equal(t, page[len(page)-1], l.NextAfter)
+			q = "?limit=4&after=" + url.QueryEscape(l.NextAfter)
+		}
+		require.Equal(t, all, keyed)
+		page, l := ids("?country=sg&after=" + url.QueryEscape("com:sg:a_.example::news"))
+		require.Equal(t, []string{"gov:sg:mom.gov.sg::news", "gov:sg:mom.gov.sg::press_release"}, page)
+		require.Equal(t, 4, l.Total)
+		require.Empty(t, l.NextAfter)
+		p := s.call(t, http.MethodGet, "/api/v1/seeds?after=x&offset=2", s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Contains(t, locations(p), "query.offset")
 
 		for q, loc := range map[string]string{
 			"?country=xx":        "query.country",

@@ -656,6 +656,19 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		args = append(args, f.DomainID+"::", f.DomainID+":;")
 		where = append(where, fmt.Sprintf("seed_id >= $%d AND seed_id < $%d", len(args)-1, len(args)))
 	}
+	total := -1 // not counted yet
+	if f.After != "" {
+		if f.Offset != 0 {
+			return nil, 0, seedengine.FieldErrorf("offset", "offset must be 0 when paging with after")
+		}
+		// The total ignores the cursor: count before adding it.
+		var err error
+		if total, err = s.countSeeds(ctx, f, where, args, counted, countArgs); err != nil {
+			return nil, 0, err
+		}
+		args = append(args, f.After)
+		where = append(where, "seed_id > $"+strconv.Itoa(len(args)))
+	}
 	limit, offset := pageBounds(f.Limit, f.Offset, defaultSeedLimit, maxSeedLimit)
 	cond := ""
 	if len(where) > 0 {
@@ -680,12 +693,27 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	}
 	_ = rows.Close()
 
-	// A first page that is not full holds every match.
-	if offset == 0 && len(seeds) < limit {
-		return seeds, len(seeds), nil
+	switch {
+	case total >= 0:
+	case offset == 0 && len(seeds) < limit:
+		// A first page that is not full holds every match.
+		total = len(seeds)
+	default:
+		if total, err = s.countSeeds(ctx, f, where, args, counted, countArgs); err != nil {
+			return nil, 0, err
+		}
 	}
+	return seeds, total, nil
+}
+
+// countSeeds counts the seeds matching where: from seed_counts for the
+// filters it holds (the first counted conditions, with the first
+// countArgs arguments), directly for a domain_id range.
+func (s *SeedService) countSeeds(ctx context.Context, f seedengine.SeedFilter, where []string, args []any, counted, countArgs int) (int, error) {
 	var total int
+	var err error
 	if f.DomainID != "" {
+		cond := " WHERE " + strings.Join(where, " AND ")
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
 	} else {
 		countCond := ""
@@ -695,9 +723,9 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(n), 0) FROM seed_counts`+countCond, args[:countArgs]...).Scan(&total)
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("find seeds: count: %w", err)
+		return 0, fmt.Errorf("find seeds: count: %w", err)
 	}
-	return seeds, total, nil
+	return total, nil
 }
 
 // FindSeedVersions returns a seed's recorded contract versions, newest

@@ -26,6 +26,7 @@ func BenchmarkFindSeeds100k(b *testing.B) {
 			{"all", seedengine.SeedFilter{}},
 			{"all_offset_1000", seedengine.SeedFilter{Offset: 1000}},
 			{"all_offset_50000", seedengine.SeedFilter{Offset: 50_000}},
+			{"all_after_50000", seedengine.SeedFilter{After: "gov:sg:site050000.example::news"}},
 			{"country", seedengine.SeedFilter{Country: "sg"}},
 			{"country_status", seedengine.SeedFilter{Country: "sg", Status: seedengine.SeedActive}},
 			{"status", seedengine.SeedFilter{Status: seedengine.SeedSuspended}},
