@@ -31,6 +31,8 @@ type ObjectStore interface {
 	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
 	// Exists reports whether an object is stored at key.
 	Exists(ctx context.Context, key string) (bool, error)
+	// Delete removes the object at key; ENOTFOUND when there is none.
+	Delete(ctx context.Context, key string) error
 }
 
 // Fetcher is what the collector needs of the outbound client;
@@ -196,6 +198,18 @@ func (c *Collector) Collect(ctx context.Context, p seedengine.Partition, domainI
 	log.InfoContext(ctx, "sitemap fetched", "event", "sitemap_fetched", "status_code", md.Sitemap.StatusCode,
 		"url", md.Sitemap.URL, "exists", md.Sitemap.Exists, "type", md.Sitemap.Type, "url_count", md.Sitemap.URLCount,
 		"children_counted", md.Sitemap.ChildrenCounted, "error", md.Sitemap.Error, "duration_ms", time.Since(t).Milliseconds())
+
+	// Evidence this run did not fetch must not stay from an earlier one
+	// (a forced rerun, or a run that failed after writing it): the files
+	// of a domain directory always describe the same collection.
+	for _, k := range []string{keys.robots, keys.sitemap} {
+		if slices.Contains(written, k) {
+			continue
+		}
+		if err := c.store.Delete(ctx, k); err != nil && seedengine.ErrorCode(err) != seedengine.ENOTFOUND {
+			return CollectResult{}, fmt.Errorf("delete stale %s: %w", k, err)
+		}
+	}
 
 	md.CollectedAt = c.cfg.Now().UTC()
 	body, err := json.MarshalIndent(md, "", "  ")

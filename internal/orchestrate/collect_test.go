@@ -537,3 +537,20 @@ func TestCollectSitemapRedirectHeldToRobots(t *testing.T) {
 	require.Zero(t, s.URLCount)
 	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileSitemap)), "nothing fetched from the disallowed path")
 }
+
+// TestCollectRemovesStaleEvidence: evidence an earlier collection stored
+// (a sitemap since removed) does not survive a forced rerun that found
+// none, so a domain directory describes one collection.
+func TestCollectRemovesStaleEvidence(t *testing.T) {
+	t.Parallel()
+	const host = "nositemap.example.sg"
+	fx := setupCollector(t, simweb.Site{Host: host, Layout: simweb.LayoutStatic})
+	stale := domainKey(t, host, blobstore.FileSitemap)
+	_, err := fx.store.Put(t.Context(), stale, strings.NewReader("<urlset/>"), "application/xml")
+	require.NoError(t, err)
+	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:"+host, host, rawKey, true)
+	require.NoError(t, err)
+	require.False(t, res.Metadata.Sitemap.Exists)
+	require.False(t, fx.exists(t, stale))
+	require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileRobots)), "what was fetched stays")
+}

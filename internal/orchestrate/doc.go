@@ -102,9 +102,10 @@
 // checkpoint then. An invalid partition or domain is an EINVALID error,
 // which retrying cannot fix.
 //
-// A forced run overwrites what it writes; evidence of an earlier run that
-// this run did not fetch (robots.txt now 404) is left in place, and the
-// metadata, which says exists:false, is the record to trust.
+// A run deletes the evidence it did not fetch (robots.txt now 404, a
+// sitemap gone) before it writes domain_metadata.json, so after a forced
+// rerun — or a run that failed after writing some evidence — the files of
+// a domain directory describe one collection.
 //
 // Log events (slog, key "event"): domain_collector_start,
 // robots_fetched, sitemap_fetched and domain_collector_complete, each with
