@@ -243,17 +243,9 @@ func (r *run) do(ctx context.Context, req fetch.Request) (*fetch.Response, error
 // https cannot be reached at all. It reports whether the run goes on.
 func (r *run) fetchRobots(ctx context.Context) bool {
 	ev := &r.ev.Robots
-	var resp *fetch.Response
-	var err error
-	for _, scheme := range []string{"https", "http"} {
-		ev.URL = scheme + "://" + r.ev.Domain + "/robots.txt"
-		resp, err = r.do(ctx, fetch.Request{URL: ev.URL, Kind: fetch.KindRobots, MaxRedirects: 5})
-		if err == nil || !unreachable(err) || ctx.Err() != nil {
-			break
-		}
-	}
-	status := 0
-	var body []byte
+	rt := fetch.FetchRobots(ctx, r.d.f.Do, r.ev.Domain, r.admit)
+	resp, err, rules, result, base := rt.Response, rt.Err, rt.Rules, rt.Status, rt.Base
+	ev.URL = rt.URL
 	if err != nil {
 		ev.Error = failReason(err)
 		var fe *fetch.Error
@@ -261,14 +253,7 @@ func (r *run) fetchRobots(ctx context.Context) bool {
 			ev.Redirects = len(fe.Redirects)
 		}
 	} else {
-		status, body = resp.Status, resp.Body
 		ev.Status, ev.FinalURL, ev.Redirects, ev.Bytes = resp.Status, resp.FinalURL, len(resp.Redirects), len(resp.Body)
-	}
-	rules, result := robots.ForStatus(status, body)
-	if err != nil && fetch.Reason(err) == fetch.ReasonTooManyRedirects {
-		// RFC 9309 §2.3.1.2: more than five redirects may be read as
-		// robots.txt being unavailable.
-		rules, result = robots.AllowAll(), robots.StatusUnavailable
 	}
 	ev.Result = string(result)
 	r.rules = rules.Group(r.d.cfg.Agent)
@@ -277,12 +262,6 @@ func (r *run) fetchRobots(ctx context.Context) bool {
 		ev.CrawlDelay = cd.Seconds()
 		r.d.f.SetCrawlDelay(r.ev.Domain, min(cd, r.d.cfg.MaxCrawlDelay))
 		r.d.f.SetCrawlDelay("www."+r.ev.Domain, min(cd, r.d.cfg.MaxCrawlDelay))
-	}
-	base, _ := url.Parse(ev.URL)
-	if resp != nil {
-		if u, perr := url.Parse(resp.FinalURL); perr == nil {
-			base = u
-		}
 	}
 	ev.Sitemaps = rules.Sitemaps(base)
 	ev.HomeAllowed = r.rules.Allowed("/")

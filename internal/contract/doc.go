@@ -12,7 +12,8 @@
 // was spent is in the evidence. In order:
 //
 //  1. robots.txt at https://{domain}/robots.txt (http:// when https
-//     cannot be reached at all), following at most five redirects, read
+//     gave no HTTP answer for a reason other than DNS; fetch.FetchRobots,
+//     shared with the domain collector), following at most five redirects, read
 //     with RFC 9309 semantics (internal/robots): 2xx parsed; 4xx allow
 //     all; 5xx, 429 or no answer disallow all, and the run stops with
 //     outcome robots_unavailable — retry later, no seed. More than five

@@ -265,43 +265,22 @@ type robotsState struct {
 // fetchRobots fetches robots.txt (https, then http when https gave no
 // answer), fills md and returns the rules with the body.
 func (c *Collector) fetchRobots(ctx context.Context, domain string, md *RobotsMetadata) (robotsState, []byte) {
-	var resp *fetch.Response
-	var err error
-	for _, scheme := range []string{"https", "http"} {
-		md.URL = scheme + "://" + domain + "/robots.txt"
-		md.FetchedAt = c.now()
-		resp, err = c.f.Do(ctx, fetch.Request{URL: md.URL, Kind: fetch.KindRobots, MaxRedirects: 5})
-		if err == nil || !tryHTTP(err) || ctx.Err() != nil {
-			break
-		}
-	}
-	status := 0
+	md.FetchedAt = c.now()
+	rt := fetch.FetchRobots(ctx, c.f.Do, domain, nil)
+	resp, result, rules, base := rt.Response, rt.Status, rt.Rules, rt.Base
+	md.URL = rt.URL
 	var body []byte
-	if err != nil {
-		md.Error = fetch.Reason(err)
+	if rt.Err != nil {
+		md.Error = fetch.Reason(rt.Err)
 	} else {
-		status = resp.Status
 		md.StatusCode, md.FinalURL, md.Truncated = resp.Status, resp.FinalURL, resp.Truncated
-		if status >= 200 && status < 300 {
+		if resp.Status >= 200 && resp.Status < 300 {
 			body = resp.Body
 			md.Exists, md.ContentLength = true, int64(len(body))
 		}
 	}
-	rules, result := robots.ForStatus(status, body)
-	if fetch.Reason(err) == fetch.ReasonTooManyRedirects {
-		// RFC 9309 §2.3.1.2: more than five redirects may be read as
-		// robots.txt being unavailable.
-		rules, result = robots.AllowAll(), robots.StatusUnavailable
-	}
 	md.Result = string(result)
 	g := rules.Group(c.cfg.Agent)
-
-	base, _ := url.Parse(md.URL)
-	if resp != nil {
-		if u, perr := url.Parse(resp.FinalURL); perr == nil && u.Host != "" {
-			base = u
-		}
-	}
 	md.SitemapURLs = rules.Sitemaps(base)
 	if md.SitemapURLs == nil {
 		md.SitemapURLs = []string{}
@@ -323,20 +302,6 @@ func (c *Collector) fetchRobots(ctx context.Context, domain string, md *RobotsMe
 		site:     &url.URL{Scheme: base.Scheme, Host: base.Host},
 		domain:   domain,
 	}, body
-}
-
-// tryHTTP reports whether a failed https fetch is worth repeating over
-// http: the server gave no HTTP answer, and not because the name does not
-// resolve (http would fail the same way) or the fetch was stopped.
-func tryHTTP(err error) bool {
-	switch fetch.Reason(err) {
-	case fetch.ReasonNXDomain, fetch.ReasonServfail, fetch.ReasonDNSTimeout, fetch.ReasonNoAddress,
-		fetch.ReasonDNSError, fetch.ReasonBlocked, fetch.ReasonCanceled, fetch.ReasonNotAdmitted,
-		fetch.ReasonTooManyRedirects, fetch.ReasonBadRedirect, fetch.ReasonBodyTooLarge,
-		fetch.ReasonDecode, fetch.ReasonBadRequest:
-		return false
-	}
-	return true
 }
 
 // allowed reports whether robots.txt lets us fetch raw. Sitemaps on
