@@ -122,7 +122,9 @@ func looksLikeFeedURL(u *url.URL) bool {
 		}
 	}
 	switch last {
-	case "feed", "rss", "atom", "rss2", "feed.rss":
+	case "feed", "rss", "atom", "rss2", "feed.rss",
+		// Feed directories: fetched like a feed, read for their links.
+		"feeds", "rss-feeds", "rssfeeds", "rss-feed", "rssfeed", "rss_feeds":
 		return true
 	}
 	ext := path.Ext(last)

@@ -27,6 +27,8 @@ const (
 	SourceAnchor Source = "anchor"
 	// SourceWellKnown is a path from [WellKnownPaths].
 	SourceWellKnown Source = "well_known"
+	// SourceLinkSitemap is an HTML <link rel="sitemap">.
+	SourceLinkSitemap Source = "link_sitemap"
 )
 
 // Candidate is a URL that may be a feed. It counts only once fetched and
@@ -49,10 +51,34 @@ type Section struct {
 
 // Page is what [FromHTML] found on a page.
 type Page struct {
-	Feeds     []Candidate // de-duplicated by URL, in document order, comment feeds dropped
-	Sections  []Section   // same site only, by Score descending then document order, at most 10
-	Base      string      // effective base URL (<base href> honoured)
-	Truncated bool        // the document was cut at maxBytes (or was exactly that long)
+	Feeds    []Candidate // de-duplicated by URL, in document order, comment feeds dropped
+	Sections []Section   // same site only, by Score descending then document order, at most 10
+	// Sitemaps are links to sitemaps: <link rel="sitemap"> and anchors to
+	// a sitemap URL or labelled "Sitemap", de-duplicated, in document order.
+	Sitemaps []SitemapLink
+	// Hubs are links that may lead to a page listing feeds without being
+	// a feed themselves: "Subscribe", "Abonnieren", "Syndication", "Flux",
+	// "配信" and the like. Many lead to a paid subscription instead.
+	Hubs []Candidate
+	// Files are anchors to .xml, .rss, .rdf and .atom files that neither
+	// look like feeds nor like sitemaps by URL or text ("Top Stories" →
+	// /topstories.xml). On a page reached as a feed directory they are
+	// its feeds; elsewhere they are anything.
+	Files     []Candidate
+	Generator string // the first <meta name="generator"> content, cleaned
+	Base      string // effective base URL (<base href> honoured)
+	Truncated bool   // the document was cut at maxBytes (or was exactly that long)
+}
+
+// SitemapLink is a link to a sitemap found on a page.
+type SitemapLink struct {
+	URL    string // absolute http(s), fragment removed
+	Source Source // SourceLinkSitemap or SourceAnchor
+	Title  string // link title or anchor text, cleaned
+	// XML is true when the URL itself looks like a machine-readable
+	// sitemap (sitemap.LooksLikeSitemapURL); false for a page that is
+	// only labelled "Sitemap", usually a sitemap for people.
+	XML bool
 }
 
 // DefaultMaxHTMLBytes is the read limit [FromHTML] uses when maxBytes <= 0.
@@ -69,7 +95,7 @@ type rawLink struct {
 	href  string
 	typ   string
 	title string
-	src   Source // SourceLinkAlternate or SourceAnchor
+	src   Source // SourceLinkAlternate, SourceLinkSitemap or SourceAnchor
 }
 
 // FromHTML extracts feed candidates and section links from an HTML document.
@@ -98,6 +124,7 @@ func FromHTML(pageURL string, r io.Reader, maxBytes int64) (Page, error) {
 		aHref   string
 		aText   []byte
 		aTitle  string
+		gen     string
 	)
 	endAnchor := func() {
 		if inA {
@@ -148,6 +175,14 @@ loop:
 				a := attrs(z, hasAttr)
 				if l, ok := alternateLink(a); ok {
 					links = append(links, l)
+				} else if hasRel(a.rel, "sitemap") && strings.TrimSpace(a.href) != "" {
+					links = append(links, rawLink{href: a.href, typ: mediaType(a.typ), title: a.title, src: SourceLinkSitemap})
+				}
+			case "meta":
+				if gen == "" {
+					if a := attrs(z, hasAttr); strings.EqualFold(strings.TrimSpace(a.name), "generator") {
+						gen = cleanText(a.content)
+					}
 				}
 			case "a":
 				endAnchor() // <a> cannot nest; an unclosed one ends here
@@ -174,8 +209,9 @@ loop:
 			base = b
 		}
 	}
-	out := Page{Base: base.String(), Truncated: cr.n >= maxBytes}
+	out := Page{Base: base.String(), Truncated: cr.n >= maxBytes, Generator: gen}
 	seenFeed := map[string]bool{}
+	seenOther := map[string]bool{}
 	secIdx := map[string]int{}
 	done := make(map[rawLink]bool, len(links))
 	for _, l := range links {
@@ -189,6 +225,13 @@ loop:
 		}
 		title := cleanText(l.title)
 		us := u.String()
+		if l.src == SourceLinkSitemap {
+			if !seenOther[us] {
+				seenOther[us] = true
+				out.Sitemaps = append(out.Sitemaps, SitemapLink{URL: us, Source: l.src, Title: title, XML: true})
+			}
+			continue
+		}
 		isFeed := l.src == SourceLinkAlternate
 		if l.src == SourceAnchor {
 			isFeed = looksLikeFeedURL(u) || isFeedWord(title)
@@ -201,7 +244,31 @@ loop:
 			seenFeed[us] = true
 			continue
 		}
-		if l.src != SourceAnchor || !sameSite(u, page) {
+		if l.src != SourceAnchor {
+			continue
+		}
+		if xml, ok := sitemapLink(u, title); ok {
+			if !seenOther[us] {
+				seenOther[us] = true
+				out.Sitemaps = append(out.Sitemaps, SitemapLink{URL: us, Source: l.src, Title: title, XML: xml})
+			}
+			continue
+		}
+		if isHubWord(title) {
+			if !seenOther[us] {
+				seenOther[us] = true
+				out.Hubs = append(out.Hubs, Candidate{URL: us, Source: l.src, Title: title})
+			}
+			continue
+		}
+		if isFeedFile(u) {
+			if !seenOther[us] {
+				seenOther[us] = true
+				out.Files = append(out.Files, Candidate{URL: us, Source: l.src, Title: title})
+			}
+			continue
+		}
+		if !sameSite(u, page) {
 			continue
 		}
 		s := sectionScore(u, title)
@@ -288,7 +355,7 @@ func interestingTag(raw []byte) bool {
 		name[n] = c
 	}
 	switch string(name[:n]) {
-	case "a", "base", "link", "img":
+	case "a", "base", "link", "img", "meta":
 		return true
 	}
 	return false
@@ -296,15 +363,15 @@ func interestingTag(raw []byte) bool {
 
 // tagAttrs holds the attributes FromHTML looks at.
 type tagAttrs struct {
-	href, rel, typ, title, alt string
-	hasHref                    bool
+	href, rel, typ, title, alt, name, content string
+	hasHref                                   bool
 }
 
 // attrs reads a tag's attributes, keeping the first of each that FromHTML
 // uses. It allocates only for those.
 func attrs(z *html.Tokenizer, more bool) tagAttrs {
 	var a tagAttrs
-	var seen [6]bool
+	var seen [7]bool
 	for more {
 		var k, v []byte
 		k, v, more = z.TagAttr()
@@ -320,6 +387,10 @@ func attrs(z *html.Tokenizer, more bool) tagAttrs {
 			i = 3
 		case "alt":
 			i = 4
+		case "name":
+			i = 5
+		case "content":
+			i = 6
 		}
 		if i < 0 || seen[i] {
 			continue
@@ -336,6 +407,10 @@ func attrs(z *html.Tokenizer, more bool) tagAttrs {
 			a.title = string(v)
 		case 4:
 			a.alt = string(v)
+		case 5:
+			a.name = string(v)
+		case 6:
+			a.content = string(v)
 		}
 	}
 	return a
