@@ -5,6 +5,10 @@
 //	go run ./cmd/simweb --sites 10000 --seed 1 --mix dead=0.1,slow=0.05,blocked=0.05 \
 //	    --hosts-out /tmp/hosts.tsv --env-out /tmp/simweb.env
 //
+// With --catalogue it also serves the realistic sites of simweb's catalogue
+// and lists each entry's name, domain_id, and expected seed, dated from the
+// moment it starts.
+//
 // It prints the listen addresses, the connect-to entries, the CA file and the
 // matching SEEDENGINE_* settings, then serves until SIGINT or SIGTERM.
 package main
@@ -22,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/seedengine/seedengine/internal/simweb"
 )
@@ -52,6 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	hostsOut := fs.String("hosts-out", "", "write the generated sites to this file, one \"host<TAB>scenario<TAB>layout\" line each")
 	envOut := fs.String("env-out", "", "write the SEEDENGINE_* settings for this web to this file")
 	verbose := fs.Bool("v", false, "log every request and DNS query to stderr")
+	catalogue := fs.Bool("catalogue", false, "also serve the realistic site catalogue (internal/simweb Catalogue) and list each entry's domain and expected seed")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: simweb [flags]\n\nRuns a simulated web on 127.0.0.1 until interrupted.\n\nScenarios:", scenarioNames())
 		fs.PrintDefaults()
@@ -84,6 +90,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer web.Close()
 	generated := web.Generate(*sites, mix)
+	var entries []simweb.CatalogueEntry
+	if *catalogue {
+		entries = web.AddCatalogue(time.Now())
+	}
 
 	dir := *caDir
 	if dir == "" {
@@ -107,6 +117,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	report(stdout, web, generated, caFile, env, *seed)
+	if len(entries) > 0 {
+		reportCatalogue(stdout, entries)
+	}
 
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "simweb: stopping")
@@ -197,4 +210,12 @@ func report(w io.Writer, web *simweb.Web, sites []simweb.Site, caFile string, en
 		fmt.Fprintf(w, "  dig @127.0.0.1 -p %s %s A\n", dnsPort, h)
 	}
 	fmt.Fprintln(w, "\nserving until interrupted (Ctrl-C)")
+}
+
+// reportCatalogue lists the catalogue entries and the seed each expects.
+func reportCatalogue(w io.Writer, entries []simweb.CatalogueEntry) {
+	fmt.Fprintf(w, "\ncatalogue: %d entries (name, domain_id, content_type fetch_type entry_url)\n", len(entries))
+	for _, e := range entries {
+		fmt.Fprintf(w, "  %-30s %-48s %s %s %s\n", e.Name, e.DomainID, e.Expect.ContentType, e.Expect.FetchType, e.Expect.EntryURL)
+	}
 }

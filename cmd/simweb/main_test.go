@@ -34,6 +34,17 @@ func TestRun(t *testing.T) {
 	require.FileExists(t, filepath.Join(dir, "simweb-ca.pem"))
 }
 
+func TestRunCatalogue(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	require.NoError(t, run(ctx, []string{"--sites", "0", "--catalogue", "--ca-dir", t.TempDir()}, &out, &errOut))
+	require.Contains(t, out.String(), "catalogue: ")
+	require.Contains(t, out.String(), "arc_xp_outboundfeeds")
+	require.Contains(t, out.String(), "https://www.potomac-courier-example.com/arc/outboundfeeds/rss/?outputType=xml")
+}
+
 func TestRunRejectsBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--mix", "zombie=1"}, {"--http", "0.0.0.0:8080"}, {"extra"}, {"--sites", "-1"}} {

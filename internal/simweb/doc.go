@@ -94,7 +94,45 @@
 //
 // Site.Pages adds or replaces any path (with or without query), including
 // gzip files ([GzipBytes]) and gzip-encoded responses (Page.Gzip), for the
-// robots, sitemap and feed cases a test needs beyond these.
+// robots, sitemap and feed cases a test needs beyond these. Site.NotFound
+// turns the built-in content off: every path that Pages (and Robots) do not
+// answer then gets that page, with status 404 unless it says otherwise, so
+// a site can be made of its Pages alone.
+//
+// # Catalogue
+//
+// The layouts above exercise the fetcher; they are too regular to judge
+// contract discovery by. [Catalogue] is a fixed list of realistic sites
+// (31 entries) modelled closely on real publishers and CMSs — WordPress with
+// and without Yoast, Arc XP, Drupal, TYPO3, Ghost, Joomla, Blogger,
+// Brightspot, BLOX/TownNews, Hugo, Pelican, Squarespace, Wix, in-house CMSs
+// in English, German, Japanese, Spanish, French, Italian and Dutch —
+// with their real generator tags, asset paths, API links, feed and sitemap
+// URLs, menus, footers, paywall and newsletter links, HTML sitemap pages,
+// and robots.txt files (six copied from real publishers, see
+// testdata/robots/LICENSE-NOTE.md). Each [CatalogueEntry] names the real
+// thing it imitates, its domain_id and the [ExpectedSeed] a careful person
+// would choose: the main fresh news feed; else the fresh Google News urlset
+// (the urlset itself, not an index); else a plain sitemap; else the HTML
+// news section. Around it are decoys a careless search would take: comment,
+// section, podcast and stale feeds, feeds that robots.txt disallows, sitemap
+// indexes, image and video sitemaps, dead Sitemap lines, JSON API links,
+// "Sitemap" anchors to HTML pages, "Subscribe" anchors to paywalls.
+//
+//	web.AddCatalogue(now)            // every entry's sites (apex, www., siblings)
+//	for _, e := range simweb.Catalogue() {
+//		sites := e.Sites(now)        // or one entry at a time
+//		... run discovery for e.DomainID, compare with e.Expect
+//	}
+//
+// Content is dated relative to now (the newest feed item is under 12 hours
+// old, news sitemaps list the last 48 hours), so pass the clock the engine
+// judges freshness by; for a fixed now the sites are identical on every
+// call. Every site answers unknown paths with its own 404 page, every
+// robots.txt allows "seedengine" to fetch the expected entry and the pages
+// that lead to it, and a sensible search finds it within 40 requests. The
+// entries were written from the real web, not from any search code: do not
+// tune them to a strategy.
 //
 // # Accounting
 //

@@ -72,6 +72,14 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	if w.serveScenario(rw, r, site, sc, host) {
 		return
 	}
+	if site.NotFound != nil {
+		p := *site.NotFound
+		if p.Status == 0 {
+			p.Status = http.StatusNotFound
+		}
+		servePage(rw, p)
+		return
+	}
 	w.serveContent(rw, r, site, sc, host)
 }
 

@@ -151,6 +151,11 @@ type Site struct {
 	// RetryAfter is the Retry-After of ScenarioRateLimited, in whole
 	// seconds; 0 means 30 s.
 	RetryAfter time.Duration
+	// NotFound, when set, answers every request that Pages, Robots and the
+	// scenario leave unanswered, in place of the layout's built-in content
+	// (its home page, articles, feeds and robots.txt alike): a site made of
+	// Pages alone then serves nothing else. Its Status defaults to 404.
+	NotFound *Page
 }
 
 // Page is one configured response.

@@ -1,6 +1,6 @@
 // Package simwebtest wires the outbound client to a simulated web for the
-// tests of packages built on both (liveness, the HTTP API), as
-// cmd/seedengine wires them with --dns-server, --connect-to,
+// tests of packages built on both (liveness, contract, orchestration, the
+// HTTP API), as cmd/seedengine wires them with --dns-server, --connect-to,
 // --extra-ca-file and --allow-private-networks. Nothing it sets up reaches
 // beyond 127.0.0.1.
 package simwebtest
@@ -17,24 +17,49 @@ import (
 )
 
 // Client starts a simulated web with sites and returns it with an outbound
-// client that reaches it: simweb's DNS, its connect-to entries and CA,
-// loopback allowed, no per-host delay and short timeouts. requestTimeout
-// bounds each exchange (short enough for the slow scenario to time out).
-// Both are closed when the test ends.
-func Client(t *testing.T, sites []simweb.Site, requestTimeout time.Duration) (*simweb.Web, *fetch.Client) {
-	t.Helper()
-	w, err := simweb.Start(simweb.Config{Seed: 1})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = w.Close() })
+// client that reaches it (see NewClient). requestTimeout bounds each
+// exchange (short enough for the slow scenario to time out). Both are
+// closed when the test ends.
+func Client(tb testing.TB, sites []simweb.Site, requestTimeout time.Duration) (*simweb.Web, *fetch.Client) {
+	tb.Helper()
+	w := Start(tb)
 	for _, s := range sites {
 		w.AddSite(s)
 	}
-	ca, err := w.WriteCAFile(t.TempDir())
-	require.NoError(t, err)
+	return w, NewClient(tb, w, requestTimeout)
+}
+
+// Catalogue starts a simulated web serving the realistic site catalogue,
+// dated from now, and returns its entries, the web and a client that
+// reaches it.
+func Catalogue(tb testing.TB, requestTimeout time.Duration) ([]simweb.CatalogueEntry, *simweb.Web, *fetch.Client) {
+	tb.Helper()
+	w := Start(tb)
+	entries := w.AddCatalogue(time.Now())
+	return entries, w, NewClient(tb, w, requestTimeout)
+}
+
+// Start starts an empty simulated web, closed when the test ends.
+func Start(tb testing.TB) *simweb.Web {
+	tb.Helper()
+	w, err := simweb.Start(simweb.Config{Seed: 1})
+	require.NoError(tb, err)
+	tb.Cleanup(func() { _ = w.Close() })
+	return w
+}
+
+// NewClient returns an outbound client that reaches w: its DNS, its
+// connect-to entries (after connectTo, which come first) and CA, loopback
+// allowed, no per-host delay and short timeouts. It is closed when the
+// test ends.
+func NewClient(tb testing.TB, w *simweb.Web, requestTimeout time.Duration, connectTo ...string) *fetch.Client {
+	tb.Helper()
+	ca, err := w.WriteCAFile(tb.TempDir())
+	require.NoError(tb, err)
 	c, err := fetch.New(fetch.Config{
 		Version:        "test",
 		DNSServer:      w.DNSAddr(),
-		ConnectTo:      w.ConnectTo(),
+		ConnectTo:      append(connectTo, w.ConnectTo()...),
 		ExtraCAFile:    ca,
 		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		PerHostDelay:   fetch.NoPerHostDelay,
@@ -43,7 +68,7 @@ func Client(t *testing.T, sites []simweb.Site, requestTimeout time.Duration) (*s
 		RequestTimeout: requestTimeout,
 		MaxRetryAfter:  10 * time.Millisecond,
 	})
-	require.NoError(t, err)
-	t.Cleanup(c.Close)
-	return w, c
+	require.NoError(tb, err)
+	tb.Cleanup(c.Close)
+	return c
 }
