@@ -220,7 +220,8 @@ func (c SeedContract) Equal(o SeedContract) bool {
 // whole evidence of a contract run is the object at Key.
 type SeedEvidence struct {
 	// Key is the object key of the contract run's evidence
-	// (prod/contracts/{domain}/{time}.json).
+	// (prod/contracts/{domain}/{time}-{run}.json; {time}.json before run
+	// ids).
 	Key string `json:"key,omitempty"`
 	// Method says which candidate won and how it was found, e.g.
 	// "rss via link_alternate".

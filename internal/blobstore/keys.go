@@ -1,6 +1,8 @@
 package blobstore
 
 import (
+	"crypto/rand"
+	"encoding/base32"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,6 +41,16 @@ const (
 // OS and sorts by time.
 const ContractTimeLayout = "2006-01-02T150405Z"
 
+// Contract run ids: what makes a contract evidence key unique when runs of
+// one registrable domain start in the same second (one domain under several
+// domain_ids in a batch, or two batches at once). NewContractRunID makes
+// them; keys accept any [0-9a-z] token of up to maxContractRunID bytes.
+const (
+	contractRunIDLen = 8 // base32 characters: 40 random bits
+	maxContractRunID = 32
+	contractRunSep   = "-"
+)
+
 // KeyKind says which entry of the layout a key is.
 type KeyKind string
 
@@ -56,7 +68,8 @@ const (
 // Key is a parsed object key. Only the fields of its Kind are set: Partition
 // for raw and prod domain keys (Country and Date only for liveness), Chunk for
 // raw chunks and checkpoints, Domain and File for prod domain files, Domain
-// and Time for contract evidence, BatchID for liveness results (and Chunk,
+// Time and RunID for contract evidence (RunID is empty in keys written
+// before run ids, {time}.json), BatchID for liveness results (and Chunk,
 // the 0-based chunk index, for a liveness chunk's part).
 type Key struct {
 	Kind      KeyKind
@@ -66,6 +79,7 @@ type Key struct {
 	File      string
 	BatchID   string
 	Time      time.Time
+	RunID     string
 }
 
 var prodDomainFiles = map[string]bool{
@@ -250,10 +264,12 @@ func ContractEvidencePrefix(domain string) (string, error) {
 	return ContractsRoot + domain + "/", nil
 }
 
-// ContractEvidenceKey returns the key of the evidence of the contract run at
-// t. The key keeps whole seconds only, so two runs of one domain within a
-// second share a key; write it with PutIfAbsent to notice.
-func ContractEvidenceKey(domain string, t time.Time) (string, error) {
+// ContractEvidenceKey returns the key of the evidence of the contract run
+// runID started at t: {domain}/{time}-{runID}.json under ContractsRoot.
+// The time keeps whole seconds, so keys sort by run time; the run id (see
+// NewContractRunID) keeps runs of one domain that start in the same second
+// apart. Write the key with PutIfAbsent and take a new run id on ECONFLICT.
+func ContractEvidenceKey(domain string, t time.Time, runID string) (string, error) {
 	prefix, err := ContractEvidencePrefix(domain)
 	if err != nil {
 		return "", err
@@ -264,7 +280,36 @@ func ContractEvidenceKey(domain string, t time.Time) (string, error) {
 	if y := t.UTC().Year(); y < 1 || y > 9999 {
 		return "", seedengine.FieldErrorf("time", "contract run time must be within years 1 to 9999")
 	}
-	return prefix + t.UTC().Format(ContractTimeLayout) + contractExt, nil
+	if !validRunID(runID) {
+		return "", seedengine.FieldErrorf("run_id", "contract run id %q must be 1 to %d characters of [0-9a-z]", seedengine.Truncate(runID, 40), maxContractRunID)
+	}
+	return prefix + t.UTC().Format(ContractTimeLayout) + contractRunSep + runID + contractExt, nil
+}
+
+// runIDEncoding spells run ids: lower-case base32 (RFC 4648 alphabet,
+// a–z and 2–7), no padding.
+var runIDEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewContractRunID returns a fresh run id for ContractEvidenceKey: 8
+// lower-case base32 characters from crypto/rand. Two runs of one domain
+// in one second collide once in about 10^12 pairs, and PutIfAbsent
+// catches even that.
+func NewContractRunID() string {
+	var b [contractRunIDLen * 5 / 8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+	return runIDEncoding.EncodeToString(b[:])
+}
+
+func validRunID(id string) bool {
+	if id == "" || len(id) > maxContractRunID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < 'a' || c > 'z') && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseKey parses any key of the layout. A key outside it, including stray
@@ -351,17 +396,26 @@ func parseLiveness(parts []string) (Key, bool) {
 	return Key{Kind: kind, Partition: seedengine.Partition{Country: country, Date: date}, BatchID: batch, Chunk: chunk}, true
 }
 
-// parseContract parses domain/time.json.
+// parseContract parses domain/time-runid.json and the older
+// domain/time.json, which stored objects keep.
 func parseContract(parts []string) (Key, bool) {
-	stamp, ok := strings.CutSuffix(parts[1], contractExt)
-	if !ok || ValidateDomain(parts[0]) != nil || len(stamp) != len(ContractTimeLayout) {
+	name, ok := strings.CutSuffix(parts[1], contractExt)
+	if !ok || ValidateDomain(parts[0]) != nil || len(name) < len(ContractTimeLayout) {
 		return Key{}, false
+	}
+	stamp, runID := name[:len(ContractTimeLayout)], ""
+	if rest := name[len(stamp):]; rest != "" {
+		id, ok := strings.CutPrefix(rest, contractRunSep)
+		if !ok || !validRunID(id) {
+			return Key{}, false
+		}
+		runID = id
 	}
 	t, err := time.Parse(ContractTimeLayout, stamp)
 	if err != nil {
 		return Key{}, false
 	}
-	return Key{Kind: KindContractEvidence, Domain: parts[0], Time: t}, true
+	return Key{Kind: KindContractEvidence, Domain: parts[0], Time: t, RunID: runID}, true
 }
 
 func parsePartition(parts []string) (seedengine.Partition, bool) {

@@ -101,7 +101,14 @@ func TestKeysRoundTrip(t *testing.T) {
 		},
 		{
 			name: "contract evidence in UTC, whole seconds",
-			key:  must(blobstore.ContractEvidenceKey("mom.gov.sg", runAt)),
+			key:  must(blobstore.ContractEvidenceKey("mom.gov.sg", runAt, "k3x9qa7b")),
+			want: "prod/contracts/mom.gov.sg/2026-01-28T031213Z-k3x9qa7b.json",
+			k: blobstore.Key{Kind: blobstore.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC),
+				RunID: "k3x9qa7b"},
+		},
+		{
+			name: "contract evidence written before run ids",
+			key:  "prod/contracts/mom.gov.sg/2026-01-28T031213Z.json",
 			want: "prod/contracts/mom.gov.sg/2026-01-28T031213Z.json",
 			k:    blobstore.Key{Kind: blobstore.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC)},
 		},
@@ -134,6 +141,39 @@ func TestKeyPrefixes(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, tt.want, got)
 	}
+}
+
+// Run ids keep evidence keys of one domain and second apart, and the keys
+// still sort by run time, older form included.
+func TestContractRunID(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 28, 3, 12, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := blobstore.NewContractRunID()
+		require.Regexp(t, `^[a-z2-7]{8}$`, id)
+		require.False(t, seen[id], "run ids repeat")
+		seen[id] = true
+		key, err := blobstore.ContractEvidenceKey("mom.gov.sg", at, id)
+		require.NoError(t, err)
+		k, err := blobstore.ParseKey(key)
+		require.NoError(t, err)
+		require.Equal(t, id, k.RunID)
+	}
+	keys := []string{
+		"prod/contracts/mom.gov.sg/2026-01-28T031159Z-zzzzzzzz.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z-aaaaaaaa.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031201Z-22222222.json",
+	}
+	require.IsIncreasing(t, keys)
+	var times []time.Time
+	for _, key := range keys {
+		k, err := blobstore.ParseKey(key)
+		require.NoError(t, err)
+		times = append(times, k.Time)
+	}
+	require.True(t, times[0].Before(times[1]) && times[1].Equal(times[2]) && times[2].Before(times[3]))
 }
 
 func TestChunkName(t *testing.T) {
@@ -215,14 +255,14 @@ func TestKeyBuildRejects(t *testing.T) {
 		{"domain dot-dot", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "..", blobstore.FileRobots) }, "domain"},
 		{"domain empty label", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom..sg", blobstore.FileRobots) }, "domain"},
 		{"domain upper case", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "MOM.gov.sg", blobstore.FileRobots) }, "domain"},
-		{"domain trailing dot", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg.", at) }, "domain"},
-		{"domain leading hyphen", func() (string, error) { return blobstore.ContractEvidenceKey("-mom.gov.sg", at) }, "domain"},
-		{"domain with a port", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg:443", at) }, "domain"},
-		{"domain in U-labels", func() (string, error) { return blobstore.ContractEvidenceKey("例子.测试", at) }, "domain"},
+		{"domain trailing dot", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg.", at, "r1") }, "domain"},
+		{"domain leading hyphen", func() (string, error) { return blobstore.ContractEvidenceKey("-mom.gov.sg", at, "r1") }, "domain"},
+		{"domain with a port", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg:443", at, "r1") }, "domain"},
+		{"domain in U-labels", func() (string, error) { return blobstore.ContractEvidenceKey("例子.测试", at, "r1") }, "domain"},
 		{"domain too long", func() (string, error) {
-			return blobstore.ContractEvidenceKey(strings.Repeat("a", 63)+"."+strings.Repeat("b", 63)+"."+strings.Repeat("c", 63)+"."+strings.Repeat("d", 63), at)
+			return blobstore.ContractEvidenceKey(strings.Repeat("a", 63)+"."+strings.Repeat("b", 63)+"."+strings.Repeat("c", 63)+"."+strings.Repeat("d", 63), at, "r1")
 		}, "domain"},
-		{"domain label too long", func() (string, error) { return blobstore.ContractEvidenceKey(strings.Repeat("a", 64)+".com", at) }, "domain"},
+		{"domain label too long", func() (string, error) { return blobstore.ContractEvidenceKey(strings.Repeat("a", 64)+".com", at, "r1") }, "domain"},
 		{"domain empty", func() (string, error) { return blobstore.ContractEvidencePrefix("") }, "domain"},
 		{"unknown domain file", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", "../../x") }, "file"},
 		{"feed is not a domain file", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", "feed.xml") }, "file"},
@@ -234,7 +274,13 @@ func TestKeyBuildRejects(t *testing.T) {
 		{"liveness chunk too large", func() (string, error) { return blobstore.LivenessChunkKey("sg", "2026-01-28", "b1", 100000) }, "chunk"},
 		{"liveness bad country", func() (string, error) { return blobstore.LivenessKey("xx", "2026-01-28", "b1") }, "country"},
 		{"liveness bad date", func() (string, error) { return blobstore.LivenessKey("sg", "2026-1-28", "b1") }, "date"},
-		{"contract zero time", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", time.Time{}) }, "time"},
+		{"contract zero time", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", time.Time{}, "r1") }, "time"},
+		{"contract run id empty", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "") }, "run_id"},
+		{"contract run id upper case", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "K3X9") }, "run_id"},
+		{"contract run id with a slash", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "../x") }, "run_id"},
+		{"contract run id too long", func() (string, error) {
+			return blobstore.ContractEvidenceKey("mom.gov.sg", at, strings.Repeat("a", 33))
+		}, "run_id"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,6 +332,12 @@ func TestParseKeyRejects(t *testing.T) {
 		"prod/contracts/mom.gov.sg/2026-01-28T031200.json",
 		"prod/contracts/mom.gov.sg/2026-01-28T031260Z.json",
 		"prod/contracts/mom.gov.sg/latest.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z-.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z_k3x9qa7b.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z-K3X9QA7B.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z-k3x9.qa7b.json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Z-" + strings.Repeat("a", 33) + ".json",
+		"prod/contracts/mom.gov.sg/2026-01-28T031200Zk3x9qa7b.json",
 		"prod/contracts/../2026-01-28T031200Z.json",
 		"prod/liveness",
 		"prod",

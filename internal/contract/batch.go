@@ -55,7 +55,9 @@ type ChunkResult struct {
 
 // ObjectWriter writes an object whole; *blobstore.Store is one.
 type ObjectWriter interface {
-	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
+	// PutIfAbsent stores r at key unless an object is there already:
+	// ECONFLICT then, and the object is left alone.
+	PutIfAbsent(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
 }
 
 // Runner is what the chunk processor needs of a Discoverer.
@@ -65,9 +67,10 @@ type Runner interface {
 
 // ChunkProcessor returns the processor of contract batch chunks, to
 // register with the queue for seedengine.BatchContract. Each domain_id of
-// the chunk is examined (ChunkConcurrency at a time), its evidence written
-// to prod/contracts/{domain}/{time}.json, and each decision recorded as a
-// draft seed through seeds.RecordDraftSeed: created when new, refreshed
+// the chunk is examined (ChunkConcurrency at a time), each run's evidence
+// written to an object of its own, prod/contracts/{domain}/{time}-{run}.json
+// (see writeEvidence), and each decision recorded as a draft seed
+// pointing at it through seeds.RecordDraftSeed: created when new, refreshed
 // when a draft, never touching a seed a person has promoted (a differing
 // contract becomes a proposed version). An item succeeds when its domain
 // got at least one seed recorded; a domain with no decision is a failed
@@ -159,19 +162,34 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 	}
 }
 
+// evidenceKeyAttempts bounds how many run ids writeEvidence tries. A
+// conflict needs two runs of one domain in one second drawing the same
+// 40-bit id, so a second attempt is already a formality; more than three
+// conflicts in a row mean the store answers ECONFLICT for another reason.
+const evidenceKeyAttempts = 3
+
+// writeEvidence stores ev under a key of its own and returns the key. Runs
+// of one registrable domain under several domain_ids (gov:sg:x.gov.sg and
+// other:sg:x.gov.sg) start in the same second, so the key carries a fresh
+// run id, and PutIfAbsent makes sure no run overwrites another's evidence.
 func writeEvidence(ctx context.Context, objects ObjectWriter, ev *Evidence) (string, error) {
-	key, err := blobstore.ContractEvidenceKey(ev.Domain, ev.StartedAt)
-	if err != nil {
-		return "", fmt.Errorf("evidence key for %s: %w", ev.Domain, err)
-	}
 	b, err := json.MarshalIndent(ev, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode evidence of %s: %w", ev.Domain, err)
 	}
-	if _, err := objects.Put(ctx, key, bytes.NewReader(b), "application/json"); err != nil {
-		return "", fmt.Errorf("write %s: %w", key, err)
+	for attempt := 1; ; attempt++ {
+		key, err := blobstore.ContractEvidenceKey(ev.Domain, ev.StartedAt, blobstore.NewContractRunID())
+		if err != nil {
+			return "", fmt.Errorf("evidence key for %s: %w", ev.Domain, err)
+		}
+		_, err = objects.PutIfAbsent(ctx, key, bytes.NewReader(b), "application/json")
+		if err == nil {
+			return key, nil
+		}
+		if seedengine.ErrorCode(err) != seedengine.ECONFLICT || attempt == evidenceKeyAttempts {
+			return "", fmt.Errorf("write %s: %w", key, err)
+		}
 	}
-	return key, nil
 }
 
 // maxSeedCrawlDelay is the largest Crawl-delay a seed records: a day. A

@@ -45,7 +45,7 @@ type seedPolicy struct {
 }
 
 type seedEvidence struct {
-	Key        string     `json:"key,omitempty" doc:"Object key of the contract run's full evidence." example:"prod/contracts/mom.gov.sg/2026-01-28T101500Z.json"`
+	Key        string     `json:"key,omitempty" doc:"Object key of the contract run's full evidence." example:"prod/contracts/mom.gov.sg/2026-01-28T101500Z-k3x9qa7b.json"`
 	Method     string     `json:"method,omitempty" doc:"Which candidate won and how it was found." example:"rss via link_alternate"`
 	Candidates int        `json:"candidates" doc:"Candidates examined for the domain."`
 	Items      int        `json:"items,omitempty" doc:"Items of the chosen feed, or URLs of the chosen sitemap."`
