@@ -142,9 +142,18 @@ type DomainFilter struct {
 	Country   string
 	Authority Authority
 	Partition *Partition // only domains seen in this partition
-	Limit     int
-	Offset    int
+	// PartitionCountry keeps only domains seen in some partition of this
+	// country, whatever their own country: research for gl files
+	// reuters.com as media:gb:reuters.com.
+	PartitionCountry string
+	// IDs keeps only these domain_ids (at most MaxDomainFilterIDs).
+	IDs    []string
+	Limit  int
+	Offset int
 }
+
+// MaxDomainFilterIDs is the most domain_ids one DomainFilter may name.
+const MaxDomainFilterIDs = 1000
 
 // DomainService is the domain registry.
 type DomainService interface {
@@ -158,6 +167,7 @@ type DomainService interface {
 	FindDomainByID(ctx context.Context, id string) (*Domain, error)
 
 	// FindDomains returns domains matching f ordered by domain_id, and the
-	// total number matching regardless of Limit and Offset.
+	// total number matching regardless of Limit and Offset. EINVALID for an
+	// invalid filter value, naming it.
 	FindDomains(ctx context.Context, f DomainFilter) ([]*Domain, int, error)
 }

@@ -132,6 +132,10 @@ var analyzeCases = []struct {
 	{"https://www.example.net/", "fr", "other", "default:other", "fr", "other:fr:example.net"},
 	{"https://example.co/", "sg", "other", "default:other", "sg", "other:sg:example.co"},
 	{"https://startup.io/", "gb", "other", "default:other", "gb", "other:gb:startup.io"},
+	{"https://sermitsiaq.ag/", "gl", "other", "default:other", "gl", "other:gl:sermitsiaq.ag"},
+	{"https://ab.gov.ag/", "gl", "gov", "domain:gov.ag", "ag", "gov:ag:gov.ag"},
+	// A rule's country wins over the partition's
+	{"https://www.reuters.com/", "gl", "media", "domain:reuters.com", "gb", "media:gb:reuters.com"},
 	{"https://www.amnesty.ngo/", "gb", "ngo", "tld:ngo", "gb", "ngo:gb:amnesty.ngo"},
 	{"HTTPS://WWW.MOM.GOV.SG/newsroom?utm_source=x", "SG", "gov", "suffix:gov.sg", "sg", "gov:sg:mom.gov.sg"},
 	// IP addresses are their own registrable domain

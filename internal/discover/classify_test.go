@@ -87,6 +87,30 @@ func TestClassifyRules(t *testing.T) {
 		{"example.xn--fiqs8s", "sg", Verdict{"other", "cn", "default:other"}},
 		{"example.eu", "fr", Verdict{"other", "fr", "default:other"}},
 		{"example.su", "fr", Verdict{"other", "fr", "default:other"}},
+		// ccTLDs mostly registered for their meaning are generic too
+		// (docs/research.md): Greenland's Sermitsiaq.AG is Greenland's when
+		// research for gl finds it. Their second-level suffixes and the
+		// rules with a country keep the ccTLD's country.
+		{"sermitsiaq.ag", "gl", Verdict{"other", "gl", "default:other"}},
+		{"example.ag", "de", Verdict{"other", "de", "default:other"}},
+		{"example.com.ag", "gl", Verdict{"com", "ag", "suffix:com.ag"}},
+		{"gov.ag", "gl", Verdict{"gov", "ag", "domain:gov.ag"}},
+		{"example.gg", "gb", Verdict{"other", "gb", "default:other"}},
+		{"gov.gg", "gb", Verdict{"gov", "gg", "domain:gov.gg"}},
+		{"example.sh", "us", Verdict{"other", "us", "default:other"}},
+		{"example.gov.sh", "us", Verdict{"gov", "sh", "suffix:gov.sh"}},
+		{"example.to", "jp", Verdict{"other", "jp", "default:other"}},
+		{"example.vc", "us", Verdict{"other", "us", "default:other"}},
+		{"example.ac", "gb", Verdict{"other", "gb", "default:other"}},
+		{"example.cx", "au", Verdict{"other", "au", "default:other"}},
+		{"example.pw", "de", Verdict{"other", "de", "default:other"}},
+		{"example.gs", "gb", Verdict{"other", "gb", "default:other"}},
+		{"example.tf", "fr", Verdict{"other", "fr", "default:other"}},
+		// Those whose registrations mostly serve their country stay national.
+		{"knr.gl", "dk", Verdict{"other", "gl", "default:other"}},
+		{"alwasat.ly", "eg", Verdict{"other", "ly", "default:other"}},
+		{"news.am", "ru", Verdict{"other", "am", "default:other"}},
+		{"example.im", "gb", Verdict{"other", "im", "default:other"}},
 		// gTLDs take the partition's country, except US-only ones.
 		{"example.com", "fr", Verdict{"com", "fr", "tld:com"}},
 		{"example.org", "fr", Verdict{"org", "fr", "tld:org"}},

@@ -110,9 +110,14 @@
 // code, with "uk" → "gb" and internationalised ccTLDs such as "xn--p1ai"
 // → "ru" from tld_countries); the partition's country for generic TLDs
 // (.com, .org, .net, .info, brand TLDs, …) and for domains registered
-// directly under a generic ccTLD (Google's list of generic ccTLDs plus .ai:
-// "startup.io" says nothing about a country, "mintic.gov.co" does). The
-// partition's "uk" is not rewritten. Every country is valid for
+// directly under a generic ccTLD: one whose registrations mostly do not
+// serve its country (Google's list of generic ccTLDs, .ai, and .ac, .ag,
+// .cx, .gg, .gs, .pw, .sh, .tf, .to, .vc; the reasons are in
+// docs/research.md). "startup.io" says nothing about a country, and
+// sermitsiaq.ag found for Greenland is "other:gl:sermitsiaq.ag"; a domain
+// under a second-level public suffix of a generic ccTLD keeps the ccTLD's
+// country ("mintic.gov.co" is co, "x.com.ag" is ag). The partition's "uk"
+// is not rewritten. Every country is valid for
 // seedengine.ValidateCountry.
 //
 // # Rule files

@@ -1,12 +1,14 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,5 +208,92 @@ func TestContractBatchOnSimulatedWeb(t *testing.T) {
 		plain := s.seed(t, "gov:sg:plain-site.gov.sg::news")
 		require.Equal(t, 1, plain.Version, "an unchanged contract keeps its version")
 		require.Equal(t, seedengine.SeedDraft, plain.Status)
+	})
+}
+
+// seedingRunner stands in for contract runs: every domain gets a fresh
+// feed decision, all started in the same second, and nothing leaves the
+// process. It counts the runs.
+type seedingRunner struct {
+	mu   sync.Mutex
+	runs []string
+}
+
+func (r *seedingRunner) Discover(_ context.Context, domainID, domain string) *contract.Evidence {
+	r.mu.Lock()
+	r.runs = append(r.runs, domainID)
+	r.mu.Unlock()
+	at := time.Date(2026, 1, 28, 3, 0, 0, 0, time.UTC)
+	return &contract.Evidence{
+		DomainID: domainID, Domain: domain, StartedAt: at, FinishedAt: at, Outcome: contract.OutcomeSeeded,
+		Robots: contract.RobotsEvidence{URL: "https://" + domain + "/robots.txt", Result: "parsed", HomeAllowed: true},
+		Decisions: []contract.Decision{{ContentType: "news", FetchType: seedengine.FetchRSS, EntryURL: "https://" + domain + "/feed/",
+			Schedule: "@hourly", Confidence: 0.9, CrawlAllowed: true}},
+	}
+}
+
+func (r *seedingRunner) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.runs)
+}
+
+// TestContractBatchFromResearchFlow: research for Greenland
+// (gl/news) finds Sermitsiaq.AG, Reuters and Greenlandic sites, and a
+// contract batch for gl takes what it found: by the domain_ids the
+// partition lists (reuters.com is media:gb), and as the partition itself.
+func TestContractBatchFromResearchFlow(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		runner := &seedingRunner{}
+		s := newStack(t, db, withQueue(), withContract(runner))
+		const date = "2026-01-28"
+		r := s.post(t, "/api/v1/queues/research", map[string]any{"country": "gl", "category": "news", "date": date, "urls": []string{
+			"https://sermitsiaq.ag/", "https://www.reuters.com/world/", "https://knr.gl/da/nyheder", "https://naalakkersuisut.gl/",
+			"https://sermitsiaq.ag/samfund",
+		}})
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		b := s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
+		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
+		require.Zero(t, runner.count(), "research classifies URLs; it fetches nothing")
+
+		var part seedengine.ResearchPartition
+		r = s.get(t, "/api/v1/research/gl/news/"+date, &part)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		var ids []string
+		for _, d := range part.DomainList {
+			ids = append(ids, d.ID)
+		}
+		require.Equal(t, []string{"media:gb:reuters.com", "other:gl:knr.gl", "other:gl:naalakkersuisut.gl", "other:gl:sermitsiaq.ag"}, ids)
+
+		// The domain_ids research found, one of them of another country.
+		r = s.post(t, "/api/v1/queues/contract", map[string]any{"country": "gl", "category": "news", "domainIds": ids})
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		b = s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
+		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
+		require.Equal(t, seedengine.ItemCounts{Total: 4, Succeeded: 4}, b.Items)
+		var res contractBatchResult
+		require.NoError(t, json.Unmarshal(b.Result, &res))
+		require.ElementsMatch(t, []string{"media:gb:reuters.com::news", "other:gl:knr.gl::news", "other:gl:naalakkersuisut.gl::news",
+			"other:gl:sermitsiaq.ag::news"}, res.Created)
+		require.Equal(t, "gb", s.seed(t, "media:gb:reuters.com::news").Country, "a seed keeps its domain's country")
+
+		// The partition itself: as many items as the partition has domains.
+		r = s.post(t, "/api/v1/queues/contract", map[string]any{"country": "gl", "category": "news", "date": date})
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		var accepted seedengine.Batch
+		require.NoError(t, json.Unmarshal(r.body, &accepted))
+		require.Equal(t, part.Domains, accepted.Items.Total)
+		b = s.waitBatch(t, accepted.ID)
+		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
+		require.NoError(t, json.Unmarshal(b.Result, &res))
+		require.ElementsMatch(t, ids, func() []string {
+			var out []string
+			for _, d := range res.Domains {
+				out = append(out, d.DomainID)
+			}
+			return out
+		}())
+		require.Equal(t, 8, runner.count())
 	})
 }

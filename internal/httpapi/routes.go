@@ -75,7 +75,7 @@ func (s *Server) routeTable() []*route {
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
 		apiRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", http.StatusAccepted, handle(s.handleLivenessEnqueue)),
-		apiRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domain_ids, to find their seed contracts", http.StatusAccepted, handle(s.handleContractEnqueue)),
+		apiRoute(post, "/api/v1/queues/contract", write, "enqueue-contract", "Queue a contract batch of domain_ids, or of a research partition's domains, to find their seed contracts", http.StatusAccepted, handle(s.handleContractEnqueue)),
 		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-domain results of a liveness batch, by verdict", 0, handle(s.handleBatchResults)),

@@ -393,7 +393,9 @@ func (s *DomainService) FindDomainByID(ctx context.Context, id string) (*seedeng
 // FindDomains returns domains matching f ordered by domain_id (byte order
 // on both engines), without their partitions, and the total number matching
 // f. Limit defaults to 50 and is capped at 1,000. The country is matched in
-// any case. EINVALID for an invalid country, authority or partition.
+// any case. EINVALID for an invalid country, authority, partition or
+// partition country, or for IDs that are set but empty or more than
+// seedengine.MaxDomainFilterIDs.
 func (s *DomainService) FindDomains(ctx context.Context, f seedengine.DomainFilter) ([]*seedengine.Domain, int, error) {
 	var (
 		where []string
@@ -423,6 +425,27 @@ func (s *DomainService) FindDomains(ctx context.Context, f seedengine.DomainFilt
 	case country != "":
 		args = append(args, country)
 		where = append(where, "d.country = $"+strconv.Itoa(len(args)))
+	}
+	if f.PartitionCountry != "" {
+		pc := seedengine.NormalizeCountry(f.PartitionCountry)
+		if err := seedengine.ValidateCountry(pc); err != nil {
+			return nil, 0, seedengine.FieldErrorf("partition_country", "partition_country: %s", seedengine.ErrorMessage(err))
+		}
+		// The primary key (domain_id, country, …) answers this per domain.
+		args = append(args, pc)
+		where = append(where, fmt.Sprintf(`EXISTS (SELECT 1 FROM domain_partitions pc
+			WHERE pc.domain_id = d.domain_id AND pc.country = $%d)`, len(args)))
+	}
+	if f.IDs != nil {
+		if len(f.IDs) == 0 || len(f.IDs) > seedengine.MaxDomainFilterIDs {
+			return nil, 0, seedengine.FieldErrorf("ids", "ids must name 1 to %d domain_ids", seedengine.MaxDomainFilterIDs)
+		}
+		ph := make([]string, len(f.IDs))
+		for i, id := range f.IDs {
+			args = append(args, id)
+			ph[i] = "$" + strconv.Itoa(len(args))
+		}
+		where = append(where, "d.domain_id IN ("+strings.Join(ph, ", ")+")")
 	}
 	if f.Partition != nil {
 		if err := f.Partition.Validate(); err != nil {

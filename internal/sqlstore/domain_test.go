@@ -335,6 +335,14 @@ func TestFindDomains(t *testing.T) {
 			{"last page", seedengine.DomainFilter{Partition: &pJPNews, Limit: 3, Offset: 9}, 10, "media:jp:f00007.example", 1},
 			{"past the end", seedengine.DomainFilter{Partition: &pJPNews, Limit: 3, Offset: 10}, 10, "", 0},
 			{"negative offset", seedengine.DomainFilter{Partition: &pJPNews, Offset: -1}, 10, "com:sg:f00002.example", 10},
+			{"partition country", seedengine.DomainFilter{PartitionCountry: "jp"}, 10, "com:sg:f00002.example", 10},
+			{"partition country any case", seedengine.DomainFilter{PartitionCountry: "JP"}, 10, "com:sg:f00002.example", 10},
+			{"partition country and country", seedengine.DomainFilter{PartitionCountry: "jp", Country: "sg"}, 5, "com:sg:f00002.example", 5},
+			{"partition country and authority", seedengine.DomainFilter{PartitionCountry: "jp", Authority: seedengine.AuthorityMedia}, 2, "media:jp:f00003.example", 2},
+			{"partition country without domains", seedengine.DomainFilter{PartitionCountry: "gl"}, 0, "", 0},
+			{"ids", seedengine.DomainFilter{IDs: []string{"gov:sg:f00000.example", "edu:jp:f00013.example", "gov:sg:nowhere.example"}}, 2, "edu:jp:f00013.example", 2},
+			{"ids and partition country", seedengine.DomainFilter{IDs: []string{"gov:sg:f00000.example", "edu:jp:f00013.example"}, PartitionCountry: "jp"}, 1, "gov:sg:f00000.example", 1},
+			{"ids in a partition", seedengine.DomainFilter{IDs: []string{"gov:sg:f00000.example", "edu:jp:f00013.example"}, Partition: &pJPNews}, 1, "gov:sg:f00000.example", 1},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -362,9 +370,16 @@ func TestFindDomains(t *testing.T) {
 		require.Equal(t, want, got[0])
 		require.Equal(t, 2, got[0].PartitionCount)
 
+		tooMany := make([]string, seedengine.MaxDomainFilterIDs+1)
+		for i := range tooMany {
+			tooMany[i] = fmt.Sprintf("com:sg:x%d.example", i)
+		}
 		for _, f := range []seedengine.DomainFilter{
 			{Country: "xx"},
 			{Authority: "king"},
+			{PartitionCountry: "xx"},
+			{IDs: []string{}},
+			{IDs: tooMany},
 			{Partition: &seedengine.Partition{Country: "sg", Category: "News", Date: "2026-01-28"}},
 		} {
 			_, _, err := s.FindDomains(ctx, f)
