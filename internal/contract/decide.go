@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/feed"
 )
 
 // Confidences of the methods, before adjustments. They order the methods
@@ -43,9 +44,11 @@ func decide(ev *Evidence, cfg Config) []Decision {
 			out = append(out, d)
 		}
 	}
-	if len(out) == 0 || out[0].ContentType != seedengine.ContentTypeNews {
+	if len(out) == 0 {
+		// Only a domain with nothing better gets its home page: a site
+		// whose one feed is its press releases is seeded by that feed.
 		if d, ok := fallbackNews(ev); ok {
-			out = append([]Decision{d}, out...)
+			out = append(out, d)
 		}
 	}
 	return out
@@ -76,7 +79,7 @@ func contentTypes(ev *Evidence) []string {
 func decideFor(ev *Evidence, ct string, now time.Time, cfg Config) (Decision, bool) {
 	var feeds, stale, news, maps, sections []*Candidate
 	for _, c := range ev.Candidates {
-		if c.ContentType != ct || !c.usable() || c.Robots != RobotsAllowed {
+		if c.ContentType != ct || !c.usable() || c.Robots != RobotsAllowed || !justified(ev, c) {
 			continue
 		}
 		switch c.Kind {
@@ -102,7 +105,7 @@ func decideFor(ev *Evidence, ct string, now time.Time, cfg Config) (Decision, bo
 	case len(feeds) > 0:
 		c := bestFeed(feeds)
 		conf := confFeedFound
-		if c.Via == "link_alternate" || c.Via == "link_header" {
+		if c.Via == ViaLinkAlternate || c.Via == ViaLinkHeader {
 			conf = confFeedDeclared
 		}
 		return feedDecision(ct, c, conf, fmt.Sprintf("fresh %s feed with %d items, newest %s", c.Format, c.Items, c.Newest.Format(time.RFC3339))), true
@@ -193,26 +196,41 @@ func entry(c *Candidate) string {
 	return c.URL
 }
 
-// bestFeed prefers feeds the site declares, then the most recent, then the
+// bestFeed prefers feeds the site declares, then those its pages link,
+// then the CMS's and known paths; among those, the feed of the whole site
+// over a section's (feed.MainScore), then the most recent, then the
 // biggest.
 func bestFeed(cs []*Candidate) *Candidate {
 	rank := func(c *Candidate) int {
 		switch {
-		case c.Via == "link_alternate" || c.Via == "link_header":
+		case c.Via == ViaLinkAlternate || c.Via == ViaLinkHeader:
 			return 0
-		case strings.HasPrefix(c.Via, ViaSection), c.Via == "anchor":
+		case strings.HasPrefix(c.Via, ViaSection), c.Via == ViaAnchor, c.Via == ViaDirectory, c.Via == ViaSibling:
 			return 1
 		}
 		return 2
 	}
+	main := func(c *Candidate) int {
+		// Coarse steps, so that small differences leave the choice to
+		// freshness.
+		return int(math.Round(feed.MainScore(c.URL, c.Name+" "+c.Title) * 2))
+	}
 	best := cs[0]
 	for _, c := range cs[1:] {
-		switch rb, rc := rank(best), rank(c); {
-		case rc < rb:
+		rb, rc := rank(best), rank(c)
+		mb, mc := main(best), main(c)
+		switch {
+		case rc != rb:
+			if rc < rb {
+				best = c
+			}
+		case mc != mb:
+			if mc > mb {
+				best = c
+			}
+		case after(c.Newest, best.Newest):
 			best = c
-		case rc == rb && after(c.Newest, best.Newest):
-			best = c
-		case rc == rb && equalTime(c.Newest, best.Newest) && c.Items > best.Items:
+		case equalTime(c.Newest, best.Newest) && c.Items > best.Items:
 			best = c
 		}
 	}
@@ -265,18 +283,23 @@ func cadenceSchedule(c *Candidate) string {
 	return "0 6 * * *"
 }
 
-// bestSitemap is the sitemap a seed's policy names: a news sitemap when
-// there is one, else the biggest top-level sitemap.
+// bestSitemap is the sitemap a seed's policy names: the biggest usable
+// top-level sitemap, else the freshest news sitemap. Only sitemaps that
+// were fetched and read count, and only those of the site itself or
+// whose entries are mostly on it: a robots.txt line the fetcher refused
+// (an internal address) or that answered nothing stays in the evidence
+// with its reason and never reaches a seed.
 func bestSitemap(ev *Evidence) string {
 	var news, top *Candidate
 	for _, c := range ev.Candidates {
-		if c.Kind != KindSitemap || !c.usable() {
+		if c.Kind != KindSitemap || !c.usable() || c.Robots != RobotsAllowed || !justified(ev, c) {
 			continue
 		}
-		if c.NewsItems > 0 && c.Format != "sitemapindex" && (news == nil || after(c.Newest, news.Newest)) {
+		general := c.Format == "sitemapindex" || c.NewsItems == 0
+		if !general && (news == nil || after(c.Newest, news.Newest)) {
 			news = c
 		}
-		if c.Parent == "" && (top == nil || c.Items > top.Items) {
+		if general && c.Parent == "" && (top == nil || c.Items+c.Children > top.Items+top.Children) {
 			top = c
 		}
 	}
@@ -286,10 +309,32 @@ func bestSitemap(ev *Evidence) string {
 	case news != nil:
 		return entry(news)
 	}
-	if len(ev.Robots.Sitemaps) > 0 {
-		return ev.Robots.Sitemaps[0]
-	}
 	return ""
+}
+
+// justified reports whether the evidence backs a fetched candidate as
+// part of the domain's contract: its entry URL is on the domain, or it is
+// a sitemap whose entries are mostly on the domain (a sitemap hosted on a
+// CDN of another name), or a feed a page of the site linked.
+func justified(ev *Evidence, c *Candidate) bool {
+	if sameSite(hostOf(entry(c)), ev.Domain) {
+		return true
+	}
+	switch c.Kind {
+	case KindSitemap:
+		return c.Items+c.Children > 0 && c.OffSite*2 < c.Items+c.Children
+	case KindFeed:
+		return c.Via != ViaKnownPath && c.Via != ViaCMSPath
+	}
+	return false
+}
+
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
 
 // sectionSelectors suggests how to read an HTML section: the links under
@@ -337,3 +382,29 @@ func articleLinks(body []byte, pageURL string) int {
 		}
 	}
 }
+
+// NewsSitemap returns the freshest news sitemap the run read that a
+// contract may name (fetched, parsed with news entries, allowed by
+// robots.txt, of the site itself), or nil.
+func (ev *Evidence) NewsSitemap() *Candidate {
+	var best *Candidate
+	for _, c := range ev.Candidates {
+		if c.Kind != KindSitemap || !c.usable() || c.NewsItems == 0 || c.Format == "sitemapindex" ||
+			c.Robots != RobotsAllowed || !justified(ev, c) {
+			continue
+		}
+		if best == nil || after(c.Newest, best.Newest) {
+			best = c
+		}
+	}
+	return best
+}
+
+// SitemapURL returns the sitemap a seed's policy names: the biggest
+// top-level sitemap the run read, else its news sitemap; "" when it read
+// none.
+func (ev *Evidence) SitemapURL() string { return bestSitemap(ev) }
+
+// EntryURL is where a fetcher should go for the candidate: its final URL
+// after redirects, else the URL as found.
+func (c *Candidate) EntryURL() string { return entry(c) }

@@ -11,10 +11,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seedengine/seedengine/internal/cms"
 	"github.com/seedengine/seedengine/internal/feed"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/robots"
-	"github.com/seedengine/seedengine/internal/sitemap"
 )
 
 // Fetcher is what a contract run needs of the outbound client;
@@ -34,52 +34,56 @@ type Config struct {
 	Deadline time.Duration
 	// Agent is our robots.txt product token; default "seedengine".
 	Agent string
-	// MaxFeedFetches caps the feed candidates fetched; default 8.
+	// MaxFeedFetches caps the feed candidates fetched that a page, a
+	// directory page or the Link header named; default 12.
 	MaxFeedFetches int
-	// MaxWellKnown caps the well-known feed paths tried; default 8.
-	MaxWellKnown int
-	// MaxSitemapFetches caps sitemap documents read, index children
-	// included; default 8.
+	// MaxKnownPaths caps the known feed and news sitemap paths probed
+	// without any link naming them; default 16. The recognised CMS's own
+	// paths are not counted.
+	MaxKnownPaths int
+	// MaxSitemapFetches caps the sitemap documents read that robots.txt,
+	// a page or an index named; default 10.
 	MaxSitemapFetches int
 	// MaxSitemapDepth is how deep sitemap indexes are followed (1: the
 	// children of a top-level index); default 2.
 	MaxSitemapDepth int
-	// MaxSections caps the section pages fetched; default 2.
+	// MaxIndexChildren is how many children of one sitemap index become
+	// candidates, the most news-like and freshest first; default 50.
+	MaxIndexChildren int
+	// MaxSections caps the section pages fetched; default 3.
 	MaxSections int
-	// FreshWithin is how recent a feed's newest item must be for the feed
-	// to count as fresh; default 30 days.
+	// FreshWithin is how recent a feed's or news sitemap's newest item
+	// must be for it to count as fresh; default 30 days.
 	FreshWithin time.Duration
 	// MaxCrawlDelay caps the robots Crawl-delay handed to the fetcher
 	// (the seed still records the site's value); default 10 s.
 	MaxCrawlDelay time.Duration
+	// SitemapsOnly limits the search to sitemaps: no feed, section or
+	// subscription candidate is made, and the run ends once a fresh news
+	// sitemap is known. The domain collector of orchestration runs so.
+	SitemapsOnly bool
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 }
 
 func (c Config) withDefaults() Config {
-	if c.MaxRequests <= 0 {
-		c.MaxRequests = 40
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
+	def(&c.MaxRequests, 40)
+	def(&c.MaxFeedFetches, 12)
+	def(&c.MaxKnownPaths, 16)
+	def(&c.MaxSitemapFetches, 10)
+	def(&c.MaxSitemapDepth, 2)
+	def(&c.MaxIndexChildren, 50)
+	def(&c.MaxSections, 3)
 	if c.Deadline <= 0 {
 		c.Deadline = 30 * time.Second
 	}
 	if c.Agent == "" {
 		c.Agent = "seedengine"
-	}
-	if c.MaxFeedFetches <= 0 {
-		c.MaxFeedFetches = 8
-	}
-	if c.MaxWellKnown <= 0 {
-		c.MaxWellKnown = 8
-	}
-	if c.MaxSitemapFetches <= 0 {
-		c.MaxSitemapFetches = 8
-	}
-	if c.MaxSitemapDepth <= 0 {
-		c.MaxSitemapDepth = 2
-	}
-	if c.MaxSections <= 0 {
-		c.MaxSections = 2
 	}
 	if c.FreshWithin <= 0 {
 		c.FreshWithin = 30 * 24 * time.Hour
@@ -123,6 +127,9 @@ type run struct {
 	used     atomic.Int64
 	site     *url.URL // origin settled on
 	fetched  map[string]bool
+	byURL    map[string]*Candidate // kind + " " + URL
+	cms      []*cms.Profile
+	known    int // known-path probes made
 	deadline time.Time
 }
 
@@ -132,15 +139,27 @@ type run struct {
 // canceled ctx ends the run early; the caller tells that apart with
 // ctx.Err().
 func (d *Discoverer) Discover(ctx context.Context, domainID, domain string) *Evidence {
+	return d.discover(ctx, domainID, domain, nil)
+}
+
+// DiscoverWithRobots is Discover for a caller that has fetched the
+// domain's robots.txt itself (the domain collector, which stores it): the
+// run starts from rt instead of fetching robots.txt again. rt's
+// exchanges count against the budget as if the run had made them.
+func (d *Discoverer) DiscoverWithRobots(ctx context.Context, domainID, domain string, rt fetch.RobotsTxt) *Evidence {
+	return d.discover(ctx, domainID, domain, &rt)
+}
+
+func (d *Discoverer) discover(ctx context.Context, domainID, domain string, rt *fetch.RobotsTxt) *Evidence {
 	now := d.cfg.Now().UTC()
 	ev := &Evidence{DomainID: domainID, Domain: domain, Agent: d.cfg.Agent, StartedAt: now, Candidates: []*Candidate{}, Decisions: []Decision{}}
 	ev.Spent.MaxRequests = d.cfg.MaxRequests
 	ev.Spent.DeadlineMS = d.cfg.Deadline.Milliseconds()
-	r := &run{d: d, ev: ev, fetched: map[string]bool{}, deadline: now.Add(d.cfg.Deadline)}
+	r := &run{d: d, ev: ev, fetched: map[string]bool{}, byURL: map[string]*Candidate{}, deadline: now.Add(d.cfg.Deadline)}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Deadline)
 	defer cancel()
 
-	r.discover(ctx)
+	r.discover(ctx, rt)
 
 	ev.Spent.Requests = int(r.used.Load())
 	ev.FinishedAt = d.cfg.Now().UTC()
@@ -158,25 +177,43 @@ func (d *Discoverer) Discover(ctx context.Context, domainID, domain string) *Evi
 	return ev
 }
 
-func (r *run) discover(ctx context.Context) {
-	if !r.fetchRobots(ctx) {
+// discover is the search: robots.txt, the home page, then every candidate
+// in order of likelihood until a fresh news entry is known or the limits
+// are reached, then what the other content types and the policy need.
+func (r *run) discover(ctx context.Context, rt *fetch.RobotsTxt) {
+	if !r.applyRobots(ctx, rt) {
 		return
 	}
+	r.addRobotsSitemaps()
 	r.fetchHome(ctx)
 	if ctx.Err() != nil {
 		r.stopped(ctx)
 		return
 	}
-	r.readFeeds(ctx)
-	r.readSitemaps(ctx)
-	if !r.haveFreshFeed() {
-		r.readSections(ctx)
-	}
-	if !r.haveFreshFeed() {
-		r.tryWellKnownFeeds(ctx)
-	}
+	r.addKnownPaths()
+	r.search(ctx)
+	r.finish(ctx)
 	r.stopped(ctx)
 	r.markUnfetched()
+	r.pruneGuesses()
+}
+
+// pruneGuesses drops the known paths never requested from the evidence:
+// they were guesses, not something the site showed, and would bury what
+// it did show. Spent counts them.
+func (r *run) pruneGuesses() {
+	kept := r.ev.Candidates[:0]
+	for _, c := range r.ev.Candidates {
+		if c.Via == ViaKnownPath && !c.Fetched {
+			r.ev.Spent.KnownPathsLeft++
+			continue
+		}
+		if c.Via == ViaKnownPath {
+			r.ev.Spent.KnownPathsTried++
+		}
+		kept = append(kept, c)
+	}
+	r.ev.Candidates = kept
 }
 
 // stopped records a limit that ended the run.
@@ -239,11 +276,18 @@ func (r *run) do(ctx context.Context, req fetch.Request) (*fetch.Response, error
 	return r.d.f.Do(ctx, req)
 }
 
-// fetchRobots fetches and applies robots.txt: https first, http when
-// https cannot be reached at all. It reports whether the run goes on.
-func (r *run) fetchRobots(ctx context.Context) bool {
+// applyRobots fetches robots.txt (https first, http when https cannot be
+// reached at all), or takes the caller's, and applies it. It reports
+// whether the run goes on.
+func (r *run) applyRobots(ctx context.Context, given *fetch.RobotsTxt) bool {
 	ev := &r.ev.Robots
-	rt := fetch.FetchRobots(ctx, r.d.f.Do, r.ev.Domain, r.admit)
+	var rt fetch.RobotsTxt
+	if given != nil {
+		rt = *given
+		r.used.Add(int64(robotsExchanges(rt)))
+	} else {
+		rt = fetch.FetchRobots(ctx, r.d.f.Do, r.ev.Domain, r.admit)
+	}
 	resp, err, rules, result, base := rt.Response, rt.Err, rt.Rules, rt.Status, rt.Base
 	ev.URL = rt.URL
 	if err != nil {
@@ -290,6 +334,20 @@ func (r *run) fetchRobots(ctx context.Context) bool {
 	return true
 }
 
+// robotsExchanges counts the HTTP exchanges a robots.txt fetch made.
+func robotsExchanges(rt fetch.RobotsTxt) int {
+	switch {
+	case rt.Response != nil:
+		return 1 + len(rt.Response.Redirects)
+	case rt.Err != nil:
+		var fe *fetch.Error
+		if errors.As(rt.Err, &fe) {
+			return 1 + len(fe.Redirects)
+		}
+	}
+	return 1
+}
+
 // unreachable reports whether a fetch failed before any HTTP answer:
 // nothing was learnt about the site.
 func unreachable(err error) bool {
@@ -322,6 +380,26 @@ func sameSite(host, domain string) bool {
 	return host == domain || strings.HasSuffix(host, "."+domain)
 }
 
+// onSite reports whether raw is on the domain or one of its subdomains.
+func (r *run) onSite(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && sameSite(u.Hostname(), r.ev.Domain)
+}
+
+// sibling reports whether raw is on another host of the domain than the
+// site and its www. twin: rss.example.com for www.example.com.
+func (r *run) sibling(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || r.site == nil || !sameSite(u.Hostname(), r.ev.Domain) {
+		return false
+	}
+	h := strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	return h != strings.TrimPrefix(strings.ToLower(r.site.Hostname()), "www.")
+}
+
+// fetchHome fetches the home page and takes its candidates: declared
+// feeds and sitemaps, feed-looking and sitemap links, subscription links,
+// sections, and the CMS it shows.
 func (r *run) fetchHome(ctx context.Context) {
 	home := r.site.String() + "/"
 	pe := &PageEvidence{URL: home, Robots: r.robotsVerdict(home)}
@@ -344,82 +422,414 @@ func (r *run) fetchHome(ctx context.Context) {
 	if resp.Status < 200 || resp.Status > 299 {
 		return
 	}
-	for _, c := range feed.FromLinkHeader(resp.FinalURL, resp.Header) {
-		r.addFeed(c, "")
+	if !r.d.cfg.SitemapsOnly {
+		for _, c := range feed.FromLinkHeader(resp.FinalURL, resp.Header) {
+			r.addFeed(c, ViaLinkHeader, "", prioDeclared, 0)
+		}
 	}
 	if !isHTML(pe.ContentType, resp.Body) {
 		return
 	}
 	page, _ := feed.FromHTML(resp.FinalURL, bytes.NewReader(resp.Body), int64(len(resp.Body)))
-	r.addPage(page, ViaHomePage)
-}
-
-// addPage records the feed and section candidates of an HTML page.
-func (r *run) addPage(page feed.Page, sectionVia string) {
-	for _, c := range page.Feeds {
-		r.addFeed(c, "")
+	for _, m := range cms.Detect(page.Generator, resp.Body, resp.Header) {
+		r.ev.CMS = append(r.ev.CMS, CMSMatch{Name: m.Profile.Name, Evidence: m.Evidence})
+		r.cms = append(r.cms, m.Profile)
 	}
-	for _, s := range page.Sections {
-		if s.Score <= 0 || r.find(KindSection, s.URL) != nil {
-			continue
+	r.addPage(page, "", 0)
+	if !r.d.cfg.SitemapsOnly {
+		for _, s := range page.Sections {
+			if s.Score <= 0 || r.find(KindSection, s.URL) != nil {
+				continue
+			}
+			c := r.add(&Candidate{Kind: KindSection, URL: s.URL, Via: ViaHomePage, Title: s.Text, ContentType: s.ContentType, Score: s.Score},
+				sectionPriority(s.Score))
+			if c != nil && s.Score < minSectionScore {
+				c.Skipped = SkipLowScore
+			}
 		}
-		r.ev.Candidates = append(r.ev.Candidates, &Candidate{Kind: KindSection, URL: s.URL, Via: sectionVia, Title: s.Text,
-			ContentType: s.ContentType, Robots: r.robotsVerdict(s.URL), Score: s.Score})
 	}
 }
 
-func (r *run) addFeed(c feed.Candidate, via string) *Candidate {
+// addPage records the feed, sitemap and subscription links of an HTML
+// page at depth: the home page (parent "") or a page found from it.
+func (r *run) addPage(page feed.Page, parent string, depth int) {
+	if !r.d.cfg.SitemapsOnly {
+		for i, f := range page.Feeds {
+			via, prio := ViaAnchor, float64(prioFeedAnchor)
+			switch {
+			case f.Source == feed.SourceLinkAlternate && parent == "":
+				via, prio = ViaLinkAlternate, prioDeclared
+			case parent != "":
+				via, prio = ViaDirectory, prioDirectoryFeed+4*feed.MainScore(f.URL, f.Title)-0.001*float64(i)
+			}
+			if r.sibling(f.URL) && via == ViaAnchor {
+				via = ViaSibling
+			}
+			r.addFeed(f, via, parent, prio, depth)
+		}
+		if depth == 0 {
+			for _, h := range page.Hubs {
+				if !r.onSite(h.URL) {
+					continue // a subscription shop elsewhere
+				}
+				via := ViaAnchor
+				if r.sibling(h.URL) {
+					via = ViaSibling
+				}
+				r.addFeed(h, via, parent, prioHub, depth)
+			}
+		}
+	}
+	for _, s := range page.Sitemaps {
+		if !r.onSite(s.URL) {
+			continue // a sitemap elsewhere is not this site's to offer
+		}
+		via := ViaAnchor
+		if s.Source == feed.SourceLinkSitemap {
+			via = ViaLinkSitemap
+		}
+		if r.sibling(s.URL) {
+			via = ViaSibling
+		}
+		prio := float64(prioHTMLSitemap)
+		switch {
+		case newsScore(s.URL, s.Title) > 0.5:
+			prio = prioNewsMap + 5*newsScore(s.URL, s.Title)
+			if via == ViaLinkSitemap {
+				prio = prioDeclaredMap
+			}
+		case s.XML || via == ViaLinkSitemap:
+			prio = prioSitemap + 5
+		}
+		c := r.addSitemap(s.URL, via, "", 0, prio)
+		if c != nil && !s.XML {
+			c.Title = s.Title
+		}
+	}
+}
+
+// add appends a candidate with its priority, unless one of its kind and
+// URL is known, and returns it (nil when known). A known candidate keeps
+// its origin but takes the higher priority.
+func (r *run) add(c *Candidate, prio float64) *Candidate {
+	k := c.Kind + " " + c.URL
+	if old := r.byURL[k]; old != nil {
+		if prio > old.Priority && !old.Fetched {
+			old.Priority = round2(prio)
+		}
+		return nil
+	}
+	if c.Robots == "" {
+		c.Robots = r.robotsVerdict(c.URL)
+	}
+	c.Priority = round2(prio)
+	r.byURL[k] = c
+	r.ev.Candidates = append(r.ev.Candidates, c)
+	return c
+}
+
+func (r *run) addFeed(c feed.Candidate, via, parent string, prio float64, depth int) *Candidate {
 	if feed.IsCommentFeed(c) {
 		return nil
 	}
-	if old := r.find(KindFeed, c.URL); old != nil {
-		return nil
+	ct := feed.ContentTypeOf(c.URL, c.Title)
+	if (via == ViaLinkAlternate || via == ViaLinkHeader) && ct == feed.ContentBlog && feed.ContentTypeOf("", c.Title) != feed.ContentBlog {
+		// The home page's own feed is the site's output whatever its
+		// file is called (Wix names every site's feed /blog-feed.xml);
+		// only its title can make it a blog's.
+		ct = feed.ContentNews
 	}
-	if via == "" {
-		via = string(c.Source)
-	}
-	cand := &Candidate{Kind: KindFeed, URL: c.URL, Via: via, Title: c.Title, MIMEType: c.Type,
-		ContentType: feed.ContentTypeOf(c.URL, c.Title), Robots: r.robotsVerdict(c.URL)}
-	r.ev.Candidates = append(r.ev.Candidates, cand)
-	return cand
+	return r.add(&Candidate{Kind: KindFeed, URL: c.URL, Via: via, Title: c.Title, MIMEType: c.Type, Parent: parent, Depth: depth,
+		ContentType: ct}, prio)
 }
 
-func (r *run) find(kind, u string) *Candidate {
-	for _, c := range r.ev.Candidates {
-		if c.Kind == kind && c.URL == u {
-			return c
-		}
+func (r *run) addSitemap(u, via, parent string, depth int, prio float64) *Candidate {
+	ct := "news"
+	if g := feed.ContentTypeOf(u, ""); g != "news" {
+		ct = g
 	}
-	return nil
+	return r.add(&Candidate{Kind: KindSitemap, URL: u, Via: via, Parent: parent, Depth: depth, ContentType: ct}, prio)
 }
 
-// readFeeds fetches and parses the feed candidates not yet fetched, in the
-// order found, stopping once a fresh news feed is known.
-func (r *run) readFeeds(ctx context.Context) {
-	for _, c := range r.ev.Candidates {
-		if c.Kind != KindFeed || c.Fetched || c.Skipped != "" {
-			continue
+func (r *run) find(kind, u string) *Candidate { return r.byURL[kind+" "+u] }
+
+// addRobotsSitemaps makes candidates of the robots.txt Sitemap: lines,
+// ranked by how news-like their names are; the first few others are read
+// early, since an index names its children and so guides the search.
+func (r *run) addRobotsSitemaps() {
+	plain := 0
+	for i, u := range r.ev.Robots.Sitemaps {
+		ns := newsScore(u, "")
+		prio := prioSitemap - 0.01*float64(i)
+		switch {
+		case ns > 0.5:
+			prio = prioNewsMap + 5*ns - 0.01*float64(i)
+		case ns >= 0 && plain < 3:
+			prio = prioEarlySitemap - float64(plain)
+			plain++
+		case ns < 0:
+			prio = prioSitemap + 5*ns - 0.01*float64(i)
 		}
-		if r.fetches(KindFeed) >= r.d.cfg.MaxFeedFetches || !r.canSpend(ctx) {
+		r.addSitemap(u, ViaRobots, "", 0, prio)
+	}
+}
+
+// addKnownPaths makes candidates of the recognised CMS's feed and sitemap
+// paths, and of the known feed and news sitemap paths, interleaved and in
+// the order they are most often found.
+func (r *run) addKnownPaths() {
+	base := r.site.String()
+	feedsOK := !r.d.cfg.SitemapsOnly
+	for _, p := range r.cms {
+		for i, fp := range p.Feeds {
+			if feedsOK {
+				if c := r.addFeed(feed.Candidate{URL: base + fp}, ViaCMSPath, "", prioCMSFeed-float64(i), 0); c != nil {
+					c.Title = p.Name
+				}
+			}
+		}
+		for i, sp := range p.NewsSitemaps {
+			if c := r.addSitemap(base+sp, ViaCMSPath, "", 0, prioCMSNewsMap-float64(i)); c != nil {
+				c.Title = p.Name
+			}
+		}
+		if !r.robotsNamesSitemap() {
+			for i, sp := range p.Sitemaps {
+				if c := r.addSitemap(base+sp, ViaCMSPath, "", 0, prioEarlySitemap-float64(i)); c != nil {
+					c.Title = p.Name
+				}
+			}
+		}
+		if p.SectionFeed != nil && feedsOK {
+			for _, c := range r.ev.Candidates {
+				if c.Kind != KindSection || c.Score < minSectionScore {
+					continue
+				}
+				u, err := url.Parse(c.URL)
+				if err != nil {
+					continue
+				}
+				f := r.addFeed(feed.Candidate{URL: base + p.SectionFeed(u.Path)}, ViaCMSPath, "", prioCMSSectionFeed+5*c.Score, 0)
+				if f != nil {
+					f.Title = p.Name + " section " + u.Path
+					if f.ContentType == "news" {
+						f.ContentType = c.ContentType
+					}
+				}
+			}
+		}
+	}
+	if feedsOK {
+		for i, wk := range feed.WellKnownPaths() {
+			if c := r.addFeed(feed.Candidate{URL: base + wk.Path}, ViaKnownPath, "", prioKnownFeed-float64(i), 0); c != nil && wk.ContentType != "" {
+				c.ContentType = wk.ContentType
+			}
+		}
+	}
+	for i, p := range sitemapKnownNewsPaths() {
+		r.addSitemap(base+p, ViaKnownPath, "", 0, prioKnownNewsMap-float64(i))
+	}
+	if !r.robotsNamesSitemap() {
+		for i, p := range sitemapKnownPaths() {
+			prio := prioSitemap - 10 - float64(i)
+			if i == 0 {
+				prio = prioEarlySitemap - 3 // /sitemap.xml: often an index that names the news sitemap
+			}
+			r.addSitemap(base+p, ViaKnownPath, "", 0, prio)
+		}
+	}
+}
+
+// robotsNamesSitemap reports whether robots.txt names a sitemap on the
+// domain; lines naming other hosts (or internal addresses) do not count.
+func (r *run) robotsNamesSitemap() bool {
+	for _, u := range r.ev.Robots.Sitemaps {
+		if r.onSite(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// search fetches candidates, the most likely first, until a fresh news
+// entry is known, nothing is left, or a limit is reached.
+func (r *run) search(ctx context.Context) {
+	for !r.found() {
+		c := r.next()
+		if c == nil || !r.canSpend(ctx) {
 			return
 		}
-		if r.haveFreshFeedFor(c.ContentType) {
-			c.Skipped = SkipNotNeeded
-			continue
-		}
-		r.fetchFeed(ctx, c)
+		r.fetch(ctx, c)
 	}
 }
 
-// fetches counts the candidates of a kind that were requested.
-func (r *run) fetches(kind string) int {
+// found reports whether the search can end: a fresh news feed, or (with
+// SitemapsOnly, or without a feed) a fresh news sitemap is known.
+func (r *run) found() bool {
+	for _, c := range r.ev.Candidates {
+		if c.ContentType != "news" || !c.usable() || c.Robots != RobotsAllowed {
+			continue
+		}
+		switch {
+		case c.Kind == KindFeed && !r.d.cfg.SitemapsOnly && r.fresh(c):
+			return true
+		case c.Kind == KindSitemap && c.NewsItems > 0 && c.Format != "sitemapindex" && r.fresh(c):
+			return true
+		}
+	}
+	return false
+}
+
+// next returns the unfetched candidate of highest priority whose group
+// still has room, marking those whose group is full over_cap on the way.
+func (r *run) next() *Candidate {
+	for {
+		var best *Candidate
+		for _, c := range r.ev.Candidates {
+			if c.Fetched || c.Skipped != "" {
+				continue
+			}
+			if best == nil || c.Priority > best.Priority {
+				best = c
+			}
+		}
+		if best == nil {
+			return nil
+		}
+		if r.full(best) {
+			best.Skipped = SkipOverCap
+			continue
+		}
+		return best
+	}
+}
+
+// full reports whether the candidate's group has used its cap.
+func (r *run) full(c *Candidate) bool {
+	switch {
+	case c.Via == ViaCMSPath:
+		return false
+	case c.Via == ViaKnownPath:
+		return r.known >= r.d.cfg.MaxKnownPaths
+	case c.Kind == KindSection:
+		return r.fetches(KindSection, false) >= r.d.cfg.MaxSections
+	case c.Kind == KindFeed:
+		return r.fetches(KindFeed, false) >= r.d.cfg.MaxFeedFetches
+	case c.Kind == KindSitemap:
+		if c.Depth > r.d.cfg.MaxSitemapDepth {
+			return true
+		}
+		return r.fetches(KindSitemap, false) >= r.d.cfg.MaxSitemapFetches
+	}
+	return false
+}
+
+// fetches counts the requested candidates of a kind, the probes of known
+// and CMS paths included or not.
+func (r *run) fetches(kind string, probes bool) int {
 	n := 0
 	for _, c := range r.ev.Candidates {
-		if c.Kind == kind && c.Fetched {
+		if c.Kind == kind && c.Fetched && (probes || (c.Via != ViaKnownPath && c.Via != ViaCMSPath)) {
 			n++
 		}
 	}
 	return n
+}
+
+// fetch requests one candidate and takes what it teaches.
+func (r *run) fetch(ctx context.Context, c *Candidate) {
+	if !r.claim(c) {
+		return
+	}
+	if c.Via == ViaKnownPath {
+		r.known++
+	}
+	switch c.Kind {
+	case KindFeed:
+		r.fetchFeed(ctx, c)
+	case KindSitemap:
+		r.fetchSitemap(ctx, c)
+	case KindSection:
+		r.fetchSection(ctx, c)
+	}
+}
+
+// finish spends what the seeds still need once the search has ended: the
+// declared feeds of content types other than news, and a top-level
+// sitemap for the seed's policy when none was read.
+func (r *run) finish(ctx context.Context) {
+	if !r.d.cfg.SitemapsOnly {
+		for _, c := range r.ev.Candidates {
+			if c.Kind != KindFeed || c.Fetched || c.Skipped != "" || c.Priority < prioDeclared {
+				continue
+			}
+			if !r.canSpend(ctx) {
+				return
+			}
+			if r.haveFreshFeedFor(c.ContentType) {
+				continue
+			}
+			r.fetch(ctx, c)
+		}
+	}
+	if r.d.cfg.SitemapsOnly {
+		return // the domain collector reads the main sitemap itself
+	}
+	for range 2 {
+		if r.policySitemap() != nil || !r.canSpend(ctx) {
+			return
+		}
+		var best *Candidate
+		for _, c := range r.ev.Candidates {
+			if c.Kind != KindSitemap || c.Fetched || c.Parent != "" || !r.onSite(c.URL) ||
+				(c.Skipped != "" && c.Skipped != SkipOverCap) || policyRank(c) == 0 {
+				continue
+			}
+			if best == nil || policyRank(c) > policyRank(best) || (policyRank(c) == policyRank(best) && c.Priority > best.Priority) {
+				best = c
+			}
+		}
+		if best == nil {
+			return
+		}
+		best.Skipped = ""
+		r.fetch(ctx, best)
+	}
+}
+
+// policyRank orders the sitemaps a policy may name: those robots.txt
+// lists first (general ones before news ones), then those a page
+// declares or links, then the CMS's and the common general paths; 0 for
+// guessed news paths, which are the search's business.
+func policyRank(c *Candidate) int {
+	general := newsScore(c.URL, "") <= 0.5
+	switch c.Via {
+	case ViaRobots:
+		if general {
+			return 5
+		}
+		return 4
+	case ViaLinkSitemap, ViaAnchor, ViaSibling:
+		if sitemapLooksXML(c.URL) {
+			return 3
+		}
+	case ViaCMSPath, ViaKnownPath:
+		if general {
+			return 1
+		}
+	}
+	return 0
+}
+
+// policySitemap is the sitemap a seed's policy may name: a usable
+// top-level general (not news) sitemap of the site itself.
+func (r *run) policySitemap() *Candidate {
+	for _, c := range r.ev.Candidates {
+		if c.Kind == KindSitemap && c.Parent == "" && c.usable() && c.NewsItems == 0 && r.onSite(entry(c)) {
+			return c
+		}
+	}
+	return nil
 }
 
 // claim marks a candidate as requested, or says why it is not: robots.txt
@@ -446,10 +856,9 @@ func (c *Candidate) answered(resp *fetch.Response) bool {
 	return resp.Status >= 200 && resp.Status <= 299
 }
 
+// fetchFeed reads a feed candidate; one that turns out to be an HTML page
+// is read for the feeds and sitemaps it lists (a feed directory).
 func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
-	if !r.claim(c) {
-		return
-	}
 	resp, err := r.do(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindFeed})
 	if err != nil {
 		c.Error = failReason(err)
@@ -458,24 +867,53 @@ func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
 	if !c.answered(resp) {
 		return
 	}
-	info, err := feed.Parse(resp.Body)
-	if err != nil {
-		if errors.Is(err, feed.ErrNotFeed) {
-			c.Error = "not_a_feed"
-			if isHTML(c.MIMEType, resp.Body) {
-				c.Format = "html"
-			}
-		} else {
-			c.Error = "feed_parse_error"
-		}
+	info, err := feed.ParseAt(resp.Body, r.d.cfg.Now())
+	if err == nil {
+		c.Format, c.Items, c.Name = info.Format, info.Items, info.Title
+		c.Newest, c.Oldest = timePtr(info.Newest), timePtr(info.Oldest)
 		return
 	}
-	c.Format, c.Items, c.Name = info.Format, info.Items, info.Title
-	c.Newest, c.Oldest = timePtr(info.Newest), timePtr(info.Oldest)
+	if !errors.Is(err, feed.ErrNotFeed) {
+		c.Error = "feed_parse_error"
+		return
+	}
+	if !isHTML(c.MIMEType, resp.Body) {
+		c.Error = "not_a_feed"
+		return
+	}
+	c.Format = "html"
+	if c.Depth >= maxPageDepth {
+		c.Error = "not_a_feed"
+		return
+	}
+	page, _ := feed.FromHTML(resp.FinalURL, bytes.NewReader(resp.Body), int64(len(resp.Body)))
+	// Reached as a feed, the page's links to feed-type files of the
+	// domain are its feeds too: directories list "Top Stories" →
+	// /topstories.xml.
+	for _, f := range page.Files {
+		if r.onSite(f.URL) {
+			page.Feeds = append(page.Feeds, f)
+		}
+	}
+	before := len(r.ev.Candidates)
+	r.addPage(page, c.URL, c.Depth+1)
+	found := 0
+	for _, nc := range r.ev.Candidates[before:] {
+		if nc.Kind == KindFeed {
+			found++
+		}
+	}
+	c.Items = found
+	if found >= 2 {
+		c.Format = FormatDirectory
+	} else {
+		c.Error = "not_a_feed"
+	}
 }
 
-// haveFreshFeed reports whether a fresh feed carries news.
-func (r *run) haveFreshFeed() bool { return r.haveFreshFeedFor("news") }
+// maxPageDepth is how far from the home page an HTML page is still read
+// for links: the home page (0) and the pages it links (1).
+const maxPageDepth = 2
 
 func (r *run) haveFreshFeedFor(ct string) bool {
 	for _, c := range r.ev.Candidates {
@@ -490,247 +928,49 @@ func (r *run) fresh(c *Candidate) bool {
 	return c.usable() && c.Newest != nil && r.d.cfg.Now().Sub(*c.Newest) <= r.d.cfg.FreshWithin
 }
 
-// knownSitemapPaths are tried, in order, when robots.txt names no
-// sitemap; newsSitemapPaths when no news sitemap was found either.
-var (
-	knownSitemapPaths = []string{"/sitemap.xml", "/sitemap_index.xml", "/sitemap-index.xml", "/sitemap.txt"}
-	newsSitemapPaths  = []string{"/news-sitemap.xml", "/sitemap_news.xml", "/sitemap/news.xml", "/news_sitemap.xml"}
-)
-
-// readSitemaps reads the robots.txt sitemaps (or the known paths when it
-// names none), following indexes, then looks for a news sitemap at the
-// known news paths when none was found and no fresh feed is known.
-func (r *run) readSitemaps(ctx context.Context) {
-	if len(r.ev.Robots.Sitemaps) > 0 {
-		for _, u := range r.ev.Robots.Sitemaps {
-			r.addSitemap(u, ViaRobots, "", 0)
-		}
-		r.walkSitemaps(ctx)
-	} else {
-		for _, p := range knownSitemapPaths {
-			c := r.addSitemap(r.site.String()+p, ViaKnownPath, "", 0)
-			r.walkSitemaps(ctx)
-			if c != nil && c.usable() {
-				break
-			}
-		}
-	}
-	if r.haveNewsSitemap() || r.haveFreshFeed() {
-		return
-	}
-	for _, p := range newsSitemapPaths {
-		c := r.addSitemap(r.site.String()+p, ViaKnownPath, "", 0)
-		r.walkSitemaps(ctx)
-		if c != nil && c.usable() && c.NewsItems > 0 {
-			return
-		}
-	}
-}
-
-func (r *run) haveNewsSitemap() bool {
-	for _, c := range r.ev.Candidates {
-		if c.Kind == KindSitemap && c.usable() && c.NewsItems > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *run) addSitemap(u, via, parent string, depth int) *Candidate {
-	if r.find(KindSitemap, u) != nil {
-		return nil
-	}
-	ct := "news"
-	if g := feed.ContentTypeOf(u, ""); g != "news" {
-		ct = g
-	}
-	c := &Candidate{Kind: KindSitemap, URL: u, Via: via, Parent: parent, Depth: depth, ContentType: ct, Robots: r.robotsVerdict(u)}
-	r.ev.Candidates = append(r.ev.Candidates, c)
-	return c
-}
-
-// walkSitemaps reads sitemap candidates not yet fetched, children of
-// indexes included (news-looking children first), within the sitemap
-// fetch cap, the depth cap and the budget.
-func (r *run) walkSitemaps(ctx context.Context) {
-	for {
-		c := r.nextSitemap()
-		if c == nil {
-			return
-		}
-		if r.fetches(KindSitemap) >= r.d.cfg.MaxSitemapFetches || !r.canSpend(ctx) {
-			return
-		}
-		r.fetchSitemap(ctx, c)
-	}
-}
-
-func (r *run) nextSitemap() *Candidate {
-	var best *Candidate
-	for _, c := range r.ev.Candidates {
-		if c.Kind != KindSitemap || c.Fetched || c.Skipped != "" {
-			continue
-		}
-		if best == nil || (newsLike(c.URL) && !newsLike(best.URL)) {
-			best = c
-		}
-	}
-	return best
-}
-
-func newsLike(u string) bool { return strings.Contains(strings.ToLower(u), "news") }
-
-func (r *run) fetchSitemap(ctx context.Context, c *Candidate) {
-	if !r.claim(c) {
-		return
-	}
-	resp, err := r.d.f.Stream(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindSitemap, Admit: r.admit})
+// fetchSection reads a section page: it is the HTML fallback, and the
+// feeds and sitemaps it links are candidates.
+func (r *run) fetchSection(ctx context.Context, c *Candidate) {
+	resp, err := r.do(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindPage})
 	if err != nil {
 		c.Error = failReason(err)
 		return
 	}
-	defer resp.Body.Close()
-	if !c.answered(&resp.Response) {
+	if !c.answered(resp) || !isHTML(c.MIMEType, resp.Body) {
 		return
 	}
-	var children []string
-	res, err := sitemap.Parse(resp.Body, sitemap.Options{}, func(e sitemap.Entry) error {
-		if len(children) < 1000 {
-			children = append(children, e.Loc)
+	c.Format = "html"
+	page, _ := feed.FromHTML(resp.FinalURL, bytes.NewReader(resp.Body), int64(len(resp.Body)))
+	c.Items = articleLinks(resp.Body, resp.FinalURL)
+	for _, f := range page.Feeds {
+		cand := r.addFeed(f, "", c.URL, prioSectionFeed+2*feed.MainScore(f.URL, f.Title), c.Depth+1)
+		if cand == nil {
+			continue
 		}
-		return nil
-	})
-	c.Format, c.Gzip, c.NewsItems = string(res.Type), res.Gzip, res.News
-	if !res.Newest.IsZero() {
-		c.Newest = timePtr(res.Newest)
+		cand.Via = ViaSection + ":" + string(f.Source)
+		if cand.ContentType == "news" && c.ContentType != "" {
+			cand.ContentType = c.ContentType
+		}
 	}
-	if err != nil {
-		switch {
-		case errors.Is(err, sitemap.ErrNotSitemap):
-			c.Error = "not_a_sitemap"
-		case errors.Is(err, sitemap.ErrDoctype):
-			c.Error = "doctype_refused"
-		case errors.Is(err, sitemap.ErrTooLarge):
-			c.Error = "too_large"
-		default:
-			c.Error = "sitemap_parse_error"
-		}
-		if res.Entries == 0 || c.Error == "not_a_sitemap" || c.Error == "doctype_refused" {
-			return
-		}
-		c.Error = ""
-	}
-	if res.Type != sitemap.TypeIndex {
-		c.Items = res.Entries
-		r.addToParents(c)
+	page.Feeds = nil
+	r.addPage(page, c.URL, c.Depth+1)
+	if c.Depth+1 >= maxPageDepth {
 		return
 	}
-	c.Children = res.Entries
-	for _, child := range children {
-		cc := r.addSitemap(child, ViaSitemapIndex, c.URL, c.Depth+1)
-		if cc != nil && cc.Depth > r.d.cfg.MaxSitemapDepth {
-			cc.Skipped = SkipDepth
-		}
-	}
-}
-
-// addToParents adds a child sitemap's counts to the indexes above it.
-func (r *run) addToParents(c *Candidate) {
-	for p := c.Parent; p != ""; {
-		pc := r.find(KindSitemap, p)
-		if pc == nil {
-			return
-		}
-		pc.Items += c.Items
-		pc.NewsItems += c.NewsItems
-		if c.Newest != nil && (pc.Newest == nil || c.Newest.After(*pc.Newest)) {
-			pc.Newest = c.Newest
-		}
-		p = pc.Parent
-	}
-}
-
-// readSections fetches the best section pages: they are the HTML
-// fallback, and their feed links are candidates too.
-func (r *run) readSections(ctx context.Context) {
-	fetched := 0
-	for _, c := range r.sectionsByScore() {
-		if fetched >= r.d.cfg.MaxSections || !r.canSpend(ctx) {
-			return
-		}
-		if !r.claim(c) {
+	// A section's own sections: /news/ lists /news/media-releases/, whose
+	// page declares the feed.
+	for _, s := range page.Sections {
+		if s.Score < minSectionScore || r.find(KindSection, s.URL) != nil {
 			continue
 		}
-		fetched++
-		resp, err := r.do(ctx, fetch.Request{URL: c.URL, Kind: fetch.KindPage})
-		if err != nil {
-			c.Error = failReason(err)
-			continue
-		}
-		if !c.answered(resp) || !isHTML(c.MIMEType, resp.Body) {
-			continue
-		}
-		c.Format = "html"
-		page, _ := feed.FromHTML(resp.FinalURL, bytes.NewReader(resp.Body), int64(len(resp.Body)))
-		c.Items = articleLinks(resp.Body, resp.FinalURL)
-		for _, f := range page.Feeds {
-			if cand := r.addFeed(f, ""); cand != nil {
-				cand.Via = ViaSection + ":" + string(f.Source)
-				if cand.ContentType == "news" && c.ContentType != "" {
-					cand.ContentType = c.ContentType
-				}
-			}
-		}
-		r.readFeeds(ctx)
-		if r.haveFreshFeed() {
-			return
-		}
+		r.add(&Candidate{Kind: KindSection, URL: s.URL, Via: ViaSection, Title: s.Text, ContentType: s.ContentType,
+			Score: s.Score, Parent: c.URL, Depth: c.Depth + 1}, sectionPriority(s.Score))
 	}
 }
 
 // minSectionScore is the lowest section score worth a request: below it
 // a link is more likely an article than a listing.
 const minSectionScore = 0.5
-
-func (r *run) sectionsByScore() []*Candidate {
-	var out []*Candidate
-	for _, c := range r.ev.Candidates {
-		if c.Kind == KindSection && !c.Fetched && c.Skipped == "" && c.Score >= minSectionScore {
-			out = append(out, c)
-		}
-	}
-	// Stable insertion sort: few sections, keep discovery order on ties.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j].Score > out[j-1].Score; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
-	return out
-}
-
-// tryWellKnownFeeds probes the well-known and CMS feed paths not yet
-// tried, stopping at the first fresh news feed.
-func (r *run) tryWellKnownFeeds(ctx context.Context) {
-	tried := 0
-	for _, wk := range feed.WellKnownPaths() {
-		if tried >= r.d.cfg.MaxWellKnown || !r.canSpend(ctx) || r.haveFreshFeed() {
-			return
-		}
-		u := r.site.String() + wk.Path
-		if r.find(KindFeed, u) != nil || r.fetched[u] {
-			continue
-		}
-		c := r.addFeed(feed.Candidate{URL: u, Source: feed.SourceWellKnown}, "")
-		if c == nil {
-			continue
-		}
-		if wk.ContentType != "" {
-			c.ContentType = wk.ContentType
-		}
-		tried++
-		r.fetchFeed(ctx, c)
-	}
-}
 
 func mediaType(ct string) string {
 	mt, _, err := mime.ParseMediaType(ct)
@@ -754,4 +994,13 @@ func timePtr(t time.Time) *time.Time {
 	}
 	t = t.UTC()
 	return &t
+}
+
+func round2(f float64) float64 { return float64(int64(f*100+0.5*sign(f))) / 100 }
+
+func sign(f float64) float64 {
+	if f < 0 {
+		return -1
+	}
+	return 1
 }

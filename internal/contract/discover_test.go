@@ -30,6 +30,24 @@ var sites = []simweb.Site{
 	{Host: "delay-example.gov.sg", Layout: simweb.LayoutWordPress, Robots: ptr("User-agent: *\nCrawl-delay: 0.01\nDisallow: /private/\n")},
 	{Host: "feeddisallowed-example.gov.sg", Layout: simweb.LayoutWordPress, Robots: ptr("User-agent: *\nDisallow: /feed/\nSitemap: https://feeddisallowed-example.gov.sg/sitemap.xml\n")},
 	{Host: "dead-example.gov.sg", Scenario: simweb.ScenarioNXDomain},
+	{Host: "gzindex-example.gov.sg", Layout: simweb.LayoutStatic, Robots: ptr("User-agent: *\nDisallow:\nSitemap: https://gzindex-example.gov.sg/sitemap_index.xml\n"),
+		Pages: map[string]simweb.Page{
+			"/sitemap_index.xml": {ContentType: "application/xml", Body: []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>https://gzindex-example.gov.sg/sitemap-1.xml.gz</loc></sitemap>
+<sitemap><loc>https://gzindex-example.gov.sg/sitemap-2.xml.gz</loc></sitemap>
+</sitemapindex>`)},
+			"/sitemap-1.xml.gz": {ContentType: "application/x-gzip", Body: simweb.GzipBytes([]byte(urlset("https://gzindex-example.gov.sg/a/", "https://gzindex-example.gov.sg/b/")))},
+			"/sitemap-2.xml.gz": {ContentType: "application/x-gzip", Body: simweb.GzipBytes([]byte(urlset("https://gzindex-example.gov.sg/c/", "https://gzindex-example.gov.sg/d/")))},
+		}},
+}
+
+func urlset(locs ...string) string {
+	s := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`
+	for _, l := range locs {
+		s += "<url><loc>" + l + "</loc></url>"
+	}
+	return s + "</urlset>\n"
 }
 
 func discoverer(t *testing.T, cfg contract.Config) *contract.Discoverer {
@@ -65,7 +83,9 @@ func TestDiscoverLayouts(t *testing.T) {
 		{"gov-example.gov.sg", seedengine.FetchRSS, "https://gov-example.gov.sg/newsroom/rss", true, "rss via anchor", 0.9, 0.9, "https://gov-example.gov.sg/sitemap.xml"},
 		{"blog-example.org.sg", seedengine.FetchAtom, "https://blog-example.org.sg/atom.xml", true, "atom via link_alternate", 0.95, 0.95, "https://blog-example.org.sg/sitemap.xml"},
 		{"static-example.gov.sg", seedengine.FetchHTML, "https://static-example.gov.sg/news/", true, "html section via home_page", 0.35, 0.35, ""},
-		{"blocked-example.gov.sg", seedengine.FetchHTML, "https://blocked-example.gov.sg/", false, "robots_disallowed", 0.1, 0.1, "https://blocked-example.gov.sg/sitemap.xml"},
+		// robots.txt names a sitemap it forbids us to read: the policy names
+		// only what was read.
+		{"blocked-example.gov.sg", seedengine.FetchHTML, "https://blocked-example.gov.sg/", false, "robots_disallowed", 0.1, 0.1, ""},
 		{"ours-blocked-example.gov.sg", seedengine.FetchHTML, "https://ours-blocked-example.gov.sg/", false, "robots_disallowed", 0.1, 0.1, ""},
 		{"robots404-example.gov.sg", seedengine.FetchRSS, "https://robots404-example.gov.sg/feed/", true, "rss via link_alternate", 0.95, 0.95, "https://robots404-example.gov.sg/sitemap.xml"},
 	}
@@ -127,33 +147,58 @@ func TestDiscoverEvidenceDetails(t *testing.T) {
 		require.Equal(t, 200, ev.Home.Status)
 	})
 
-	t.Run("news index with gzip children", func(t *testing.T) {
+	t.Run("a news sitemap named in robots.txt ends the search", func(t *testing.T) {
 		t.Parallel()
 		ev := d.Discover(ctx, "media:sg:news-example.com.sg", "news-example.com.sg")
+		news := find(ev, contract.KindSitemap, "/news-sitemap.xml")
+		require.NotNil(t, news)
+		require.Equal(t, contract.ViaRobots, news.Via)
+		require.True(t, news.Fetched)
+		require.Positive(t, news.NewsItems)
+		// The index robots.txt names first is read for the policy only:
+		// its children are listed, ranked, and left.
+		idx := find(ev, contract.KindSitemap, "/sitemap_index.xml")
+		require.NotNil(t, idx)
+		require.True(t, idx.Fetched)
+		require.Equal(t, "sitemapindex", idx.Format)
+		require.Equal(t, 4, idx.Children)
+		for _, child := range []string{"/sitemap-articles-1.xml.gz", "/sitemap-articles-2.xml.gz", "/sitemap-pages.xml"} {
+			c := find(ev, contract.KindSitemap, child)
+			require.NotNil(t, c, child)
+			require.False(t, c.Fetched, child)
+			require.Equal(t, contract.SkipNotNeeded, c.Skipped, child)
+			require.Equal(t, idx.URL, c.Parent)
+			require.Equal(t, 1, c.Depth)
+			require.NotNil(t, c.Lastmod, "the index's lastmod is kept: %s", child)
+		}
+		for _, c := range ev.Candidates {
+			if c.Kind == contract.KindFeed {
+				require.False(t, c.Fetched, "nothing guessed once the news sitemap is known: %s", c.URL)
+			}
+		}
+		require.Equal(t, 4, ev.Spent.Requests, "robots.txt, home page, news sitemap, index")
+	})
+
+	t.Run("an index with gzip children and nothing news-like", func(t *testing.T) {
+		t.Parallel()
+		ev := d.Discover(ctx, "gov:sg:gzindex-example.gov.sg", "gzindex-example.gov.sg")
 		idx := find(ev, contract.KindSitemap, "/sitemap_index.xml")
 		require.NotNil(t, idx)
 		require.Equal(t, "sitemapindex", idx.Format)
-		require.Equal(t, 4, idx.Children)
-		for _, child := range []string{"/sitemap-articles-1.xml.gz", "/sitemap-articles-2.xml.gz"} {
+		require.Equal(t, 2, idx.Children)
+		for _, child := range []string{"/sitemap-1.xml.gz", "/sitemap-2.xml.gz"} {
 			c := find(ev, contract.KindSitemap, child)
 			require.NotNil(t, c, child)
 			require.True(t, c.Fetched, child)
 			require.True(t, c.Gzip, child)
 			require.Equal(t, "urlset", c.Format)
-			require.Positive(t, c.Items)
+			require.Equal(t, 2, c.Items)
 			require.Equal(t, idx.URL, c.Parent)
-			require.Equal(t, 1, c.Depth)
 		}
-		news := find(ev, contract.KindSitemap, "/news-sitemap.xml")
-		require.NotNil(t, news)
-		require.Positive(t, news.NewsItems)
-		require.Positive(t, idx.Items, "an index counts its children's URLs")
-		// Every feed tried was a well-known path and none existed.
-		for _, c := range ev.Candidates {
-			if c.Kind == contract.KindFeed && c.Fetched {
-				require.Equal(t, 404, c.Status, c.URL)
-			}
-		}
+		require.Equal(t, 4, idx.Items, "an index counts its children's URLs")
+		got := ev.Decisions[0]
+		require.Equal(t, seedengine.FetchSitemap, got.FetchType, got.Why)
+		require.Equal(t, idx.URL, got.EntryURL)
 	})
 
 	t.Run("robots 5xx disallows everything for now", func(t *testing.T) {
@@ -200,13 +245,14 @@ func TestDiscoverBudget(t *testing.T) {
 	ev := d.Discover(t.Context(), "gov:sg:static-example.gov.sg", "static-example.gov.sg")
 	require.Equal(t, 5, ev.Spent.Requests)
 	require.True(t, ev.Spent.BudgetExhausted)
-	skipped := 0
+	require.Positive(t, ev.Spent.KnownPathsLeft, "guesses left untried are counted, not listed")
 	for _, c := range ev.Candidates {
-		if c.Skipped == contract.SkipBudget {
-			skipped++
+		require.True(t, c.Fetched || c.Skipped != "", "%+v", c)
+		require.False(t, c.Via == contract.ViaKnownPath && !c.Fetched, "an untried guess is not listed: %s", c.URL)
+		if !c.Fetched && c.Skipped != contract.SkipLowScore {
+			require.Equal(t, contract.SkipBudget, c.Skipped, c.URL)
 		}
 	}
-	require.Positive(t, skipped, "candidates left over are marked budget_exhausted")
 }
 
 func TestDiscoverDeadline(t *testing.T) {

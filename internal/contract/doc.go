@@ -9,39 +9,61 @@
 // Config.MaxRequests HTTP exchanges (default 40; every redirect hop and
 // Retry-After retry counts, enforced by the fetch's Admit hook so no
 // request is ever sent past it) and Config.Deadline (default 30 s). What
-// was spent is in the evidence. In order:
+// was spent is in the evidence.
+//
+// The run is a search over candidates, each with a priority (how likely
+// it is the site's news entry; see priority.go and docs/seeds.md): the
+// candidate of highest priority is fetched next, and what it teaches
+// adds candidates. It ends once a fresh news feed or a fresh Google News
+// sitemap is known (with Config.SitemapsOnly: a fresh news sitemap), when
+// nothing is left, or at a limit. In order of discovery:
 //
 //  1. robots.txt at https://{domain}/robots.txt (http:// when https
 //     gave no HTTP answer for a reason other than DNS; fetch.FetchRobots,
-//     shared with the domain collector), following at most five redirects, read
-//     with RFC 9309 semantics (internal/robots): 2xx parsed; 4xx allow
-//     all; 5xx, 429 or no answer disallow all, and the run stops with
-//     outcome robots_unavailable — retry later, no seed. More than five
-//     redirects count as unavailable (allow all). The group for our agent
-//     decides every later request: a candidate robots.txt disallows is
-//     recorded with its verdict and never fetched. Crawl-delay is passed
-//     to the fetcher (capped at Config.MaxCrawlDelay) and recorded.
-//  2. The home page: its <link rel="alternate"> feeds, the HTTP Link
-//     header, <a> links that look like feeds, and links to likely news
-//     or press sections (internal/feed). Its final URL settles the origin
-//     (apex or www.) later paths are tried on.
-//  3. The feed candidates found, each fetched and parsed (gofeed) before
-//     it counts: format, item count, newest and oldest item dates.
-//     Comment feeds are dropped.
-//  4. Sitemaps: the robots.txt Sitemap: lines, or else the known paths
-//     (/sitemap.xml, /sitemap_index.xml, /sitemap-index.xml,
-//     /sitemap.txt) until one answers; indexes are followed (children
-//     whose URL says "news" first) down to Config.MaxSitemapDepth, at
-//     most Config.MaxSitemapFetches documents, each URL once (the loop
-//     guard); bodies are parsed as streams (internal/sitemap: gzip by
-//     magic bytes, DOCTYPE refused). When no news sitemap and no fresh
-//     feed is known, the news sitemap paths are tried.
-//  5. Without a fresh news feed: the best section pages (they are the
-//     HTML fallback, and their feed links are candidates), then the
-//     well-known and CMS feed paths (Config.MaxWellKnown of them).
+//     shared with the domain collector, which may hand its own result to
+//     [Discoverer.DiscoverWithRobots]), following at most five redirects,
+//     read with RFC 9309 semantics (internal/robots): 2xx parsed; 4xx
+//     allow all; 5xx, 429 or no answer disallow all, and the run stops
+//     with outcome robots_unavailable — retry later, no seed. More than
+//     five redirects count as unavailable (allow all). The group for our
+//     agent decides every later request: a candidate robots.txt disallows
+//     is recorded with its verdict and never fetched. Crawl-delay is
+//     passed to the fetcher (capped at Config.MaxCrawlDelay) and recorded.
+//     Its Sitemap: lines become candidates ranked by how news-like their
+//     names are (sitemap.NewsScore), whatever their line.
+//  2. The home page: its <link rel="alternate"> feeds and HTTP Link
+//     header (declared), <a> links that look like feeds or feed
+//     directories, <link rel="sitemap"> and sitemap anchors, subscription
+//     links, links to likely news or press sections (internal/feed), and
+//     the CMS its markup shows (internal/cms), whose default feed and
+//     news sitemap paths become candidates. Links to other hosts of the
+//     domain are sibling_host candidates. Its final URL settles the
+//     origin (apex or www.) later paths are tried on.
+//  3. The known feed and news sitemap paths publishers use (feed.
+//     WellKnownPaths, sitemap.KnownNewsPaths), interleaved, most common
+//     first, at most Config.MaxKnownPaths of them; they rank below
+//     everything a page or robots.txt named.
 //
-// A candidate not fetched says why: not_needed (a fresh feed was already
-// found), robots_disallowed, budget_exhausted, deadline, depth_limit.
+// Fetching teaches more: a feed candidate that answers with an HTML page
+// listing two or more feeds is a feed directory (its feeds become
+// candidates, the site's main feed first by feed.MainScore); a sitemap
+// index's children become candidates, the most news-like and freshest
+// first (at most Config.MaxIndexChildren, down to Config.MaxSitemapDepth);
+// a section page's feeds and sitemaps become candidates and the page is
+// the HTML fallback. Bodies are parsed as they are fetched: feeds with
+// gofeed, sitemaps as streams (internal/sitemap: gzip by magic bytes,
+// DOCTYPE refused). Each group has a cap (Config.MaxFeedFetches,
+// MaxSitemapFetches, MaxSections, MaxKnownPaths); the CMS's own paths
+// have none. Once the search ends, the declared feeds of other content
+// types are read, and a top-level sitemap for the seed's policy when none
+// was read.
+//
+// Every candidate says where it came from (Via: link_alternate,
+// link_header, link_sitemap, anchor, sibling_host, directory_page,
+// robots, sitemap_index, cms_path, known_path, home_page, section_page)
+// and, when not fetched, why: not_needed (a fresh news entry was already
+// found), over_cap (its group's cap), robots_disallowed,
+// budget_exhausted, deadline, depth_limit, already_fetched, low_score.
 //
 // # The decision
 //
@@ -60,14 +82,24 @@
 // feeds that publish hourly, daily for those that publish weekly or less);
 // news sitemaps are read every 30 minutes, sitemaps and sections every
 // 6 hours. The seed's policy records the robots.txt URL, whether our agent
-// may fetch the entry URL, the Crawl-delay and the best sitemap.
+// may fetch the entry URL, the Crawl-delay and the best sitemap read.
+//
+// Only what the run fetched and read may enter a contract: a URL the
+// fetcher refused (an internal address named in robots.txt), one that
+// answered nothing usable, or one on another registrable domain that the
+// evidence does not justify (a sitemap whose entries are mostly elsewhere;
+// a guessed path that redirected away) stays in the evidence with its
+// reason and never reaches a seed's entry or policy. A domain gets a
+// home-page seed (0.2) only when nothing else was usable.
 //
 // # Batches
 //
 // [ChunkProcessor] runs a contract batch chunk: its domains are examined
-// ChunkConcurrency at a time, each run's evidence is written to
-// prod/contracts/{domain}/{time}.json, and each decision is recorded as a
-// draft seed (seed_id {domain_id}::{content_type}) through
+// ChunkConcurrency at a time, each run's evidence is written to an object
+// of its own, prod/contracts/{domain}/{time}-{run}.json (the run id keeps
+// runs of one domain in one second apart; written with PutIfAbsent), and
+// each decision is recorded as a draft seed (seed_id
+// {domain_id}::{content_type}) through
 // seedengine.SeedService.RecordDraftSeed, which never overwrites a seed a
 // person has promoted: it records the new contract as a proposed version
 // instead. The batch result lists the seed ids created and refreshed, the

@@ -13,15 +13,26 @@ const (
 	KindSection = "section"
 )
 
-// Where a candidate was found, beside the feed package's sources
-// (link_alternate, link_header, anchor, well_known).
+// Where a candidate was found (Candidate.Via).
 const (
-	ViaRobots       = "robots"        // a Sitemap: line
-	ViaKnownPath    = "known_path"    // a well-known sitemap path
-	ViaSitemapIndex = "sitemap_index" // a child of a sitemap index
-	ViaHomePage     = "home_page"     // a section link of the home page
-	ViaSection      = "section_page"  // found on a section page
+	ViaLinkAlternate = "link_alternate" // declared: <link rel="alternate"> on the home page
+	ViaLinkHeader    = "link_header"    // declared: the home page's HTTP Link header
+	ViaLinkSitemap   = "link_sitemap"   // declared: <link rel="sitemap"> on a page
+	ViaAnchor        = "anchor"         // an <a> on the home page: feed-looking, a sitemap, "Subscribe"
+	ViaSibling       = "sibling_host"   // an <a> to another host of the domain (rss., feeds., static.)
+	ViaDirectory     = "directory_page" // listed on a page that lists feeds (a feed directory)
+	ViaRobots        = "robots"         // a robots.txt Sitemap: line
+	ViaSitemapIndex  = "sitemap_index"  // a child of a sitemap index
+	ViaCMSPath       = "cms_path"       // a default path of the CMS the home page shows (Evidence.CMS)
+	ViaKnownPath     = "known_path"     // a path publishers commonly use, named by nothing
+	ViaHomePage      = "home_page"      // a section link of the home page
+	ViaSection       = "section_page"   // found on a section page ("section_page:link_alternate", …)
 )
+
+// FormatDirectory is the Format of a feed candidate that answered with an
+// HTML page listing two or more feeds; its Items counts them, and they are
+// candidates with Via ViaDirectory and the page as Parent.
+const FormatDirectory = "feed_directory"
 
 // Robots verdicts of a candidate URL for our agent.
 const (
@@ -31,7 +42,8 @@ const (
 
 // Reasons a candidate was not fetched.
 const (
-	SkipNotNeeded = "not_needed"       // a better method was already found
+	SkipNotNeeded = "not_needed"       // a fresh news entry was already found
+	SkipOverCap   = "over_cap"         // its group (feeds, sitemaps, sections, known paths) hit its cap first
 	SkipBudget    = "budget_exhausted" // the domain's request budget was spent
 	SkipDeadline  = "deadline"         // the domain's time was up
 	SkipRobots    = "robots_disallowed"
@@ -55,6 +67,9 @@ type Evidence struct {
 	Site   string         `json:"site,omitempty"`
 	Robots RobotsEvidence `json:"robots"`
 	Home   *PageEvidence  `json:"home,omitempty"`
+	// CMS lists the content management systems the home page shows, the
+	// most certain first; their default paths are tried (ViaCMSPath).
+	CMS []CMSMatch `json:"cms,omitempty"`
 	// Candidates lists every feed, sitemap and section candidate seen,
 	// fetched or not, in the order they were found.
 	Candidates []*Candidate `json:"candidates"`
@@ -92,6 +107,11 @@ type Spent struct {
 	// before it had looked at every candidate.
 	BudgetExhausted bool `json:"budget_exhausted,omitempty"`
 	DeadlineReached bool `json:"deadline_reached,omitempty"`
+	// KnownPathsTried counts the known feed and sitemap paths requested
+	// (they are candidates with Via known_path); KnownPathsLeft those
+	// never requested, which the evidence does not list.
+	KnownPathsTried int `json:"known_paths_tried"`
+	KnownPathsLeft  int `json:"known_paths_left"`
 }
 
 // RobotsEvidence is what robots.txt said.
@@ -114,6 +134,12 @@ type RobotsEvidence struct {
 	Sitemaps   []string `json:"sitemaps,omitempty"`
 }
 
+// CMSMatch is a recognised CMS and what gave it away.
+type CMSMatch struct {
+	Name     string `json:"name"`
+	Evidence string `json:"evidence"`
+}
+
 // PageEvidence is one fetched HTML page.
 type PageEvidence struct {
 	URL         string `json:"url"`
@@ -128,10 +154,12 @@ type PageEvidence struct {
 type Candidate struct {
 	Kind string `json:"kind"`
 	URL  string `json:"url"`
-	// Via says where it was found: a feed source (link_alternate, …) or
-	// one of the Via* constants.
-	Via   string `json:"via"`
-	Title string `json:"title,omitempty"`
+	// Via says where it was found: one of the Via* constants.
+	Via string `json:"via"`
+	// Priority is the rank it was fetched by (higher first); see
+	// docs/seeds.md for the order.
+	Priority float64 `json:"priority"`
+	Title    string  `json:"title,omitempty"`
 	// Name is a feed's own title.
 	Name string `json:"name,omitempty"`
 	// ContentType is the kind of content the candidate carries ("news",
@@ -158,15 +186,31 @@ type Candidate struct {
 	Newest    *time.Time `json:"newest,omitempty"`
 	Oldest    *time.Time `json:"oldest,omitempty"`
 	Gzip      bool       `json:"gzip,omitempty"`
-	Parent    string     `json:"parent,omitempty"` // the index a child sitemap came from
-	Depth     int        `json:"depth,omitempty"`
+	// Lastmod is the <lastmod> the parent index gave a child sitemap.
+	Lastmod *time.Time `json:"lastmod,omitempty"`
+	// OffSite counts a sitemap's entries on another domain.
+	OffSite int `json:"off_site,omitempty"`
+	// Parent is the index a child sitemap came from, or the page a feed
+	// was listed on (a directory or section page).
+	Parent string `json:"parent,omitempty"`
+	Depth  int    `json:"depth,omitempty"`
 	// Score ranks section pages.
 	Score float64 `json:"score,omitempty"`
 }
 
-// usable reports whether a fetched candidate produced content.
+// usable reports whether a fetched candidate produced content: a section
+// page, a feed with items, a sitemap with URLs or children.
 func (c *Candidate) usable() bool {
-	return c.Fetched && c.Error == "" && c.Status >= 200 && c.Status < 300 && (c.Items > 0 || c.Kind == KindSection)
+	if !c.Fetched || c.Error != "" || c.Status < 200 || c.Status > 299 {
+		return false
+	}
+	switch c.Kind {
+	case KindFeed:
+		return c.Items > 0 && c.Format != FormatDirectory && c.Format != "html"
+	case KindSitemap:
+		return c.Items > 0 || c.Children > 0
+	}
+	return true
 }
 
 // Decision is the method chosen for one content type.
