@@ -142,7 +142,7 @@ var settings = []setting{
 		fs.IntVar(&c.Workers, n, 50, u)
 	}},
 	{name: "domain-workers", usage: "concurrent seed orchestration domain jobs (mostly waiting on politeness, so many)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
-		fs.IntVar(&c.DomainWorkers, n, 500, u)
+		fs.IntVar(&c.DomainWorkers, n, 1500, u)
 	}},
 	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)

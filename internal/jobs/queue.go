@@ -35,7 +35,7 @@ type Config struct {
 	Workers int
 
 	// DomainWorkers is how many jobs of QueueDomains (one domain of a seed
-	// orchestration each) run at once in this process. Default 500.
+	// orchestration each) run at once in this process. Default 1,500.
 	DomainWorkers int
 
 	// PollInterval is how often the queue looks for new jobs. The
@@ -81,7 +81,7 @@ func (c Config) withDefaults() Config {
 		c.Workers = 50
 	}
 	if c.DomainWorkers == 0 {
-		c.DomainWorkers = 500
+		c.DomainWorkers = 1500
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond

@@ -63,10 +63,12 @@ type DomainCounts struct {
 	Skipped   int `json:"skipped"` // checkpointed (collected by an earlier run or file)
 }
 
-// SitemapCounts counts the sitemaps found and their URLs.
+// SitemapCounts counts the sitemaps found and their URLs, and the
+// domains whose news sitemap was found.
 type SitemapCounts struct {
-	Found int `json:"found"`
-	URLs  int `json:"urls"`
+	Found     int `json:"found"`
+	URLs      int `json:"urls"`
+	NewsFound int `json:"news_found"`
 }
 
 // RawStore is what the file step needs of the object store;
@@ -210,6 +212,9 @@ func collectDomain(ctx context.Context, collector *Collector, b *seedengine.Batc
 		res.Robots = map[string]int{m.Robots.Result: 1}
 		if m.Sitemap.Exists {
 			res.Sitemaps = SitemapCounts{Found: 1, URLs: m.Sitemap.URLCount}
+		}
+		if m.NewsSitemap.Exists {
+			res.Sitemaps.NewsFound = 1
 		}
 	}
 	return outcome(res, nil, nil)

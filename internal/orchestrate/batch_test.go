@@ -300,7 +300,8 @@ func TestChunkProcessorInvalid(t *testing.T) {
 func TestChunkProcessorDomain(t *testing.T) {
 	t.Parallel()
 	const host = "alpha-site.gov.sg"
-	_, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
+	// A news site, so that the result counts a news sitemap too.
+	_, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutNews}}, 5*time.Second)
 	fx := setupProcessor(t, nil)
 	collector := orchestrate.NewCollector(client, fx.store, orchestrate.CollectorConfig{}, fx.log)
 	proc := orchestrate.ChunkProcessor(fx.store, nil, collector, fx.log)
@@ -318,15 +319,17 @@ func TestChunkProcessorDomain(t *testing.T) {
 	require.Equal(t, map[string]int{"parsed": 1}, res.Robots)
 	require.Equal(t, 1, res.Sitemaps.Found)
 	require.Positive(t, res.Sitemaps.URLs)
+	require.Equal(t, 1, res.Sitemaps.NewsFound)
 	success, err := blobstore.ProdDomainFileKey(testPartition, host, blobstore.FileDomainMetadataSuccess)
 	require.NoError(t, err)
 	require.True(t, fx.exists(t, success))
 
-	for _, name := range []string{"domain_collector_start", "robots_fetched", "sitemap_fetched", "domain_collector_complete"} {
+	for _, name := range []string{"domain_collector_start", "robots_fetched", "news_sitemap_searched", "sitemap_fetched", "domain_collector_complete"} {
 		require.Equal(t, host, fx.event(t, name)["domain"], name)
 	}
 	require.Equal(t, float64(200), fx.event(t, "robots_fetched")["status_code"])
 	require.Equal(t, true, fx.event(t, "sitemap_fetched")["exists"])
+	require.Equal(t, orchestrate.SearchFound, fx.event(t, "news_sitemap_searched")["outcome"])
 	require.Equal(t, false, fx.event(t, "domain_collector_complete")["skipped"])
 
 	// Collected: the next run, from another file, is skipped.

@@ -66,8 +66,21 @@ type CollectorConfig struct {
 	// MaxCrawlDelay caps the robots.txt Crawl-delay handed to the fetcher
 	// (the metadata records the site's value); default 10 s.
 	MaxCrawlDelay time.Duration
-	// Deadline bounds all fetches of one Collect; default 45 s. The store
-	// writes after it are bounded by the caller's context only.
+	// MaxSearchRequests caps the HTTP exchanges of the news sitemap search
+	// (contract.Config.MaxRequests; robots.txt's count); default 24.
+	MaxSearchRequests int
+	// MaxSearchGuesses caps the known news sitemap paths the search
+	// probes without anything naming them (contract.Config.MaxKnownPaths);
+	// default 6, the most common ones. The collector runs for every
+	// domain of a partition, so it guesses less than a contract run (16);
+	// robots.txt, the home page and the CMS's paths are searched in full.
+	MaxSearchGuesses int
+	// SearchDeadline bounds the news sitemap search; default 20 s, which
+	// leaves the sitemap step 25 s of Deadline.
+	SearchDeadline time.Duration
+	// Deadline bounds all fetches of one Collect, the search's included;
+	// default 45 s. The store writes after it are bounded by the caller's
+	// context only.
 	Deadline time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
@@ -85,6 +98,15 @@ func (c CollectorConfig) withDefaults() CollectorConfig {
 	}
 	if c.MaxCrawlDelay <= 0 {
 		c.MaxCrawlDelay = 10 * time.Second
+	}
+	if c.MaxSearchRequests <= 0 {
+		c.MaxSearchRequests = 24
+	}
+	if c.MaxSearchGuesses <= 0 {
+		c.MaxSearchGuesses = 6
+	}
+	if c.SearchDeadline <= 0 {
+		c.SearchDeadline = 20 * time.Second
 	}
 	if c.Deadline <= 0 {
 		c.Deadline = 45 * time.Second
@@ -185,7 +207,17 @@ func (c *Collector) Collect(ctx context.Context, p seedengine.Partition, domainI
 	}
 
 	t = time.Now()
-	stored, err := c.collectSitemap(ctx, fctx, rs, &md.Sitemap, keys.sitemap)
+	best, news := c.searchNewsSitemap(fctx, domainID, rs, &md.NewsSitemap)
+	if err := ctx.Err(); err != nil {
+		return CollectResult{}, err
+	}
+	ns := &md.NewsSitemap
+	log.InfoContext(ctx, "news sitemap searched", "event", "news_sitemap_searched", "exists", ns.Exists, "url", ns.URL,
+		"via", ns.Via, "news_items", ns.NewsItems, "outcome", ns.Search.Outcome, "requests", ns.Search.Requests,
+		"cms", ns.Search.CMS, "duration_ms", time.Since(t).Milliseconds())
+
+	t = time.Now()
+	stored, err := c.collectSitemap(ctx, fctx, rs, c.sitemapCandidates(rs, best, news), &md.Sitemap, keys.sitemap)
 	if err != nil {
 		return CollectResult{}, err
 	}
@@ -227,6 +259,7 @@ func (c *Collector) Collect(ctx context.Context, p seedengine.Partition, domainI
 	written = append(written, keys.checkpoint)
 	log.InfoContext(ctx, "domain collected", "event", "domain_collector_complete", "skipped", false,
 		"robots_status", md.Robots.StatusCode, "sitemap_status", md.Sitemap.StatusCode, "url_count", md.Sitemap.URLCount,
+		"news_sitemap", md.NewsSitemap.Exists,
 		"keys", len(written), "duration_ms", time.Since(start).Milliseconds())
 	return CollectResult{Metadata: md, Keys: written}, nil
 }
@@ -253,9 +286,11 @@ func domainKeys(p seedengine.Partition, domain string) (domainKeySet, error) {
 	return k, nil
 }
 
-// robotsState is what the sitemap step needs from robots.txt.
+// robotsState is what the search and the sitemap step need from
+// robots.txt.
 type robotsState struct {
-	sitemaps []string // the Sitemap: lines, resolved
+	rt       fetch.RobotsTxt // as fetched, for the search
+	sitemaps []string        // the Sitemap: lines, resolved
 	group    *robots.Group
 	result   robots.Status
 	site     *url.URL // scheme and host robots.txt was served from
@@ -296,6 +331,7 @@ func (c *Collector) fetchRobots(ctx context.Context, domain string, md *RobotsMe
 		}
 	}
 	return robotsState{
+		rt:       rt,
 		sitemaps: md.SitemapURLs,
 		group:    g,
 		result:   result,
@@ -329,26 +365,37 @@ func (rs robotsState) admit(u *url.URL) error {
 	return nil
 }
 
-// sitemapCandidates are the robots.txt sitemaps, capped, then the default
-// path on the robots.txt site.
-func (c *Collector) sitemapCandidates(rs robotsState) []string {
-	out := slices.Clone(rs.sitemaps[:min(len(rs.sitemaps), c.cfg.MaxSitemapCandidates)])
-	def := rs.site.String() + "/sitemap.xml"
-	if !slices.Contains(out, def) {
-		out = append(out, def)
+// sitemapCandidates are, in order: the best top-level sitemap the search
+// read unless it is the news sitemap (which has its own object), the
+// robots.txt sitemaps (capped), the default path on the robots.txt site,
+// and the news sitemap when nothing else answers.
+func (c *Collector) sitemapCandidates(rs robotsState, best, news string) []string {
+	var out []string
+	add := func(u string) {
+		if u != "" && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
 	}
+	if best != news {
+		add(best)
+	}
+	for _, u := range rs.sitemaps[:min(len(rs.sitemaps), c.cfg.MaxSitemapCandidates)] {
+		add(u)
+	}
+	add(rs.site.String() + "/sitemap.xml")
+	add(news)
 	return out
 }
 
 // collectSitemap finds, stores and counts the domain's sitemap, filling
 // md. It reports whether the evidence was stored; its error is a store
 // failure only.
-func (c *Collector) collectSitemap(ctx, fctx context.Context, rs robotsState, md *SitemapMetadata, key string) (bool, error) {
+func (c *Collector) collectSitemap(ctx, fctx context.Context, rs robotsState, candidates []string, md *SitemapMetadata, key string) (bool, error) {
 	if rs.result == robots.StatusUnreachable {
 		md.Error = SitemapRobotsUnreachable
 		return false, nil
 	}
-	for _, cand := range c.sitemapCandidates(rs) {
+	for _, cand := range candidates {
 		*md = SitemapMetadata{URL: cand, Candidates: md.Candidates}
 		if !rs.allowed(cand) {
 			md.Error = SitemapDisallowed

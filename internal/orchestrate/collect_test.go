@@ -72,12 +72,20 @@ type collectFixture struct {
 
 func setupCollector(t *testing.T, sites ...simweb.Site) *collectFixture {
 	t.Helper()
+	return setupCollectorConfig(t, orchestrate.CollectorConfig{}, sites...)
+}
+
+// setupCollectorConfig is setupCollector with cfg; its clock is always
+// collectedAt.
+func setupCollectorConfig(t *testing.T, cfg orchestrate.CollectorConfig, sites ...simweb.Site) *collectFixture {
+	t.Helper()
 	web, client := simwebtest.Client(t, sites, 5*time.Second)
 	store, err := blobstore.Open(t.Context(), "mem://")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	f := &countingFetcher{Client: client}
-	c := orchestrate.NewCollector(f, store, orchestrate.CollectorConfig{Now: func() time.Time { return collectedAt }}, nil)
+	cfg.Now = func() time.Time { return collectedAt }
+	c := orchestrate.NewCollector(f, store, cfg, nil)
 	return &collectFixture{web: web, client: client, f: f, store: store, c: c}
 }
 
@@ -157,7 +165,7 @@ func TestCollectWordPress(t *testing.T) {
 	}, res.Keys)
 
 	m := fx.storedMetadata(t, host)
-	require.Equal(t, []string{"category", "collected_at", "country", "date", "domain_id", "registrable_domain", "robots", "sitemap", "source"}, keysOf(m))
+	require.Equal(t, []string{"category", "collected_at", "country", "date", "domain_id", "news_sitemap", "registrable_domain", "robots", "sitemap", "source"}, keysOf(m))
 	require.Equal(t, "com:sg:example.sg", m["domain_id"])
 	require.Equal(t, host, m["registrable_domain"])
 	require.Equal(t, "SG", m["country"])
@@ -216,6 +224,13 @@ func TestCollectNewsIndex(t *testing.T) {
 	require.EqualValues(t, 4, s["children_counted"])
 	require.NotContains(t, s, "children_failed")
 	require.Greater(t, want, 14)
+	// The robots.txt line named news-sitemap.xml is read first; the
+	// index stays the sitemap, since news_sitemap has its own object.
+	ns := sub(m, "news_sitemap")
+	require.Equal(t, true, ns["exists"])
+	require.Equal(t, base+"/news-sitemap.xml", ns["url"])
+	require.Equal(t, "robots", ns["via"])
+	require.Positive(t, ns["news_items"])
 	// Only the index is evidence, as fetched.
 	require.Equal(t, fx.fetchBody(t, base+"/sitemap_index.xml"), fx.get(t, domainKey(t, host, blobstore.FileSitemap)))
 	require.Len(t, res.Keys, 4)
@@ -290,6 +305,10 @@ func TestCollectRobots503(t *testing.T) {
 	require.Nil(t, s["fetched_at"])
 	require.Equal(t, "", s["url"])
 	require.Equal(t, orchestrate.SitemapRobotsUnreachable, s["error"])
+	ns := sub(m, "news_sitemap")
+	require.Equal(t, false, ns["exists"])
+	require.Equal(t, map[string]any{"requests": 0.0, "max_requests": 24.0, "elapsed_ms": 0.0, "sitemaps_read": 0.0,
+		"cms": []any{}, "outcome": orchestrate.SearchRobotsUnreachable}, ns["search"])
 	// RFC 9309: nothing but robots.txt is fetched while it is unreachable.
 	require.Equal(t, 1, fx.web.Requests(host))
 }
@@ -363,7 +382,9 @@ func TestCollectRobotsRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			fx := setupCollector(t, simweb.Site{Host: host, Robots: &tt.robots})
+			// Two search requests (robots.txt and the home page): the
+			// Crawl-delay of 1.5 s makes every other one slow.
+			fx := setupCollectorConfig(t, orchestrate.CollectorConfig{MaxSearchRequests: 2}, simweb.Site{Host: host, Robots: &tt.robots})
 			res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:strict.example.sg", host, rawKey, false)
 			require.NoError(t, err)
 			r := sub(fx.storedMetadata(t, host), "robots")
@@ -374,7 +395,10 @@ func TestCollectRobotsRules(t *testing.T) {
 			require.Equal(t, tt.url, s.URL)
 			require.Equal(t, tt.error, s.Error)
 			require.False(t, s.Exists)
-			require.Equal(t, 1, fx.web.Requests(host)) // robots.txt only
+			// The sitemap step fetched nothing from the host; the search
+			// (robots.txt and the home page, which our group allows) did.
+			require.Equal(t, 2, res.Metadata.NewsSitemap.Search.Requests)
+			require.Equal(t, 2, fx.web.Requests(host))
 		})
 	}
 }

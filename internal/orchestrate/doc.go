@@ -69,17 +69,37 @@
 //     answer disallow all; more than 5 redirects allow all. The group for
 //     our agent gives the Crawl-delay, which is handed to the fetcher
 //     (capped by CollectorConfig.MaxCrawlDelay) when it has SetCrawlDelay.
-//  2. The sitemap, only when robots.txt allows our agent to fetch it
+//  2. The news sitemap search, unless robots.txt is unreachable: the
+//     contract run's search (internal/contract) in its sitemaps-only mode,
+//     started from the robots.txt just fetched (not fetched again). It
+//     ranks the robots.txt Sitemap: lines and the children of the indexes
+//     it reads by how news-like their names are (and children by
+//     lastmod), reads the <link rel="sitemap"> and sitemap anchors of the
+//     home page, recognises the CMS and tries its news sitemap paths, then
+//     the common news sitemap paths, and stops at the first fresh news
+//     sitemap (then reads up to two general sitemaps if it has read
+//     none). It is bounded by CollectorConfig.MaxSearchRequests (24 HTTP
+//     exchanges, robots.txt's included) and SearchDeadline (20 s), within
+//     Deadline. Its fetches go through the same Fetcher, so politeness and
+//     robots.txt apply as to every other fetch. The news sitemap a contract
+//     would name (contract.Evidence.NewsSitemap) is news_sitemap in the
+//     metadata, with where it was found (via) and what the search spent
+//     (news_sitemap.search); exists is false when there is none. It is not
+//     stored as evidence.
+//  3. The sitemap, only when robots.txt allows our agent to fetch it
 //     (sitemaps on other hosts, which robots.txt may name, are not ours to
-//     judge and are allowed). Candidates are the first
-//     CollectorConfig.MaxSitemapCandidates (3) robots Sitemap: lines in
-//     file order, then /sitemap.xml on the site robots.txt was served from
-//     when not already among them. They are tried in order until one
-//     answers 2xx; that one is the sitemap of the metadata, stored as
-//     evidence and counted. So sitemap.url, sitemap.xml and url_count
-//     always describe one document. A gzip file (sitemap.xml.gz) is stored
-//     as fetched, compressed, and marked "gzip": true.
-//  3. A sitemap index is counted through its children: the first
+//     judge and are allowed). Candidates are the biggest top-level sitemap
+//     the search read (contract.Evidence.SitemapURL) unless it is the news
+//     sitemap, the first CollectorConfig.MaxSitemapCandidates (3) robots
+//     Sitemap: lines in file order, /sitemap.xml on the site robots.txt
+//     was served from, and last the news sitemap, each once. They are
+//     tried in order until one answers 2xx; that one is the sitemap of the
+//     metadata, stored as evidence and counted (fetched again: the search
+//     keeps no bodies). So sitemap.url, sitemap.xml and url_count always
+//     describe one document, the site's main sitemap where it has one. A
+//     gzip file (sitemap.xml.gz) is stored as fetched, compressed, and
+//     marked "gzip": true.
+//  4. A sitemap index is counted through its children: the first
 //     CollectorConfig.MaxSitemapChildren (10) children are fetched (depth
 //     1: a child that is itself an index adds nothing) and url_count is the
 //     sum of their entries, without de-duplication across children.
@@ -96,8 +116,9 @@
 // when no HTTP answer came, an "error" reason) and never fails Collect.
 // Every fetch of one Collect shares CollectorConfig.Deadline (45 s, under
 // River's default job timeout of one minute); when it runs out, the fetch
-// in progress is recorded as failed with reason "canceled" and the
-// metadata is written anyway. Collect fails, so that the job is retried,
+// in progress is recorded as failed with reason "canceled" (a search cut
+// short ends with outcome deadline_reached) and the metadata is written
+// anyway. Collect fails, so that the job is retried,
 // when a store call fails or when the caller's ctx ends; it writes no
 // checkpoint then. An invalid partition or domain is an EINVALID error,
 // which retrying cannot fix.
@@ -107,7 +128,12 @@
 // rerun — or a run that failed after writing some evidence — the files of
 // a domain directory describe one collection.
 //
+// A domain without a news sitemap costs the whole search: about 20
+// requests where robots.txt and a sitemap were 2, so at one request per
+// second per host a collection takes some 20 s instead of 2
+// (BenchmarkCollectDomain counts the requests per layout).
+//
 // Log events (slog, key "event"): domain_collector_start,
-// robots_fetched, sitemap_fetched and domain_collector_complete, each with
-// the partition and the domain.
+// robots_fetched, news_sitemap_searched, sitemap_fetched and
+// domain_collector_complete, each with the partition and the domain.
 package orchestrate

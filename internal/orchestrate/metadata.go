@@ -19,7 +19,10 @@ type DomainMetadata struct {
 	CollectedAt time.Time       `json:"collected_at"`
 	Robots      RobotsMetadata  `json:"robots"`
 	Sitemap     SitemapMetadata `json:"sitemap"`
-	Source      SourceMetadata  `json:"source"`
+	// NewsSitemap is the Google News sitemap the search found; an
+	// addition to DESIGN §5, always written (exists:false when none).
+	NewsSitemap NewsSitemapMetadata `json:"news_sitemap"`
+	Source      SourceMetadata      `json:"source"`
 }
 
 // RobotsMetadata is what robots.txt said.
@@ -95,6 +98,55 @@ type SitemapMetadata struct {
 	// "http_status" (the candidate answered non-2xx), "not_a_sitemap",
 	// "doctype_refused", "too_large" or "parse_error".
 	Error string `json:"error,omitempty"`
+}
+
+// NewsSitemapMetadata is the news sitemap the search found: the one a
+// contract run would name (contract.Evidence.NewsSitemap), a sitemap with
+// Google News entries that robots.txt lets us read, of the site itself.
+type NewsSitemapMetadata struct {
+	// Exists is true when a news sitemap was found; the fields below
+	// Search are then set.
+	Exists bool `json:"exists"`
+	// URL is the news sitemap as found; "" when none was.
+	URL string `json:"url"`
+	// FinalURL is where URL's redirects ended, when elsewhere.
+	FinalURL string `json:"final_url,omitempty"`
+	// Via says where the search found it: robots (a Sitemap: line),
+	// sitemap_index (a child of Parent), link_sitemap, anchor (links of
+	// the home page), sibling_host (a link to another host of the
+	// domain), cms_path (a path of the CMS in Search.CMS) or known_path
+	// (a common path nothing named).
+	Via    string `json:"via,omitempty"`
+	Parent string `json:"parent,omitempty"`
+	// StatusCode is the final HTTP status, 0 when none was found.
+	StatusCode int `json:"status_code"`
+	// NewsItems counts its Google News entries.
+	NewsItems int `json:"news_items"`
+	// Newest is its newest entry's date (publication date or lastmod);
+	// null when none is dated or none was found.
+	Newest *time.Time `json:"newest"`
+	// FetchedAt is when the search's fetch of URL started; null when none
+	// was found.
+	FetchedAt *time.Time `json:"fetched_at"`
+	// Search is what the search spent.
+	Search SearchMetadata `json:"search"`
+}
+
+// SearchMetadata is what the news sitemap search spent and how it ended.
+type SearchMetadata struct {
+	// Requests counts its HTTP exchanges, redirect hops and the
+	// robots.txt fetch included (they count against MaxRequests);
+	// MaxRequests is CollectorConfig.MaxSearchRequests.
+	Requests    int   `json:"requests"`
+	MaxRequests int   `json:"max_requests"`
+	ElapsedMS   int64 `json:"elapsed_ms"`
+	// SitemapsRead counts the sitemap documents requested.
+	SitemapsRead int `json:"sitemaps_read"`
+	// CMS names the content management systems the home page shows,
+	// whose paths were tried; [] when none.
+	CMS []string `json:"cms"`
+	// Outcome is one of the Search* constants.
+	Outcome string `json:"outcome"`
 }
 
 // SourceMetadata names the raw file the domain was collected for (the
