@@ -55,8 +55,8 @@ func DomainID(a Authority, country, registrable string) string {
 }
 
 // ParseDomainID splits a domain_id into its parts and checks their form:
-// a known authority, a valid country and a lower-case host name with at
-// least one dot (or an IP address). EINVALID with Field "domain_id"
+// a known authority, a valid country and a lower-case host name (never an
+// IP address). EINVALID with Field "domain_id"
 // otherwise.
 func ParseDomainID(id string) (Authority, string, string, error) {
 	parts := strings.SplitN(id, ":", 3)
@@ -77,14 +77,18 @@ func ParseDomainID(id string) (Authority, string, string, error) {
 }
 
 // validHostname accepts lower-case A-label host names (letters, digits,
-// hyphens, dots; labels of 1–63 bytes; 253 bytes at most) and IPv6 literals
-// in brackets, as registrable domains are stored.
+// hyphens, dots; labels of 1–63 bytes; 253 bytes at most), as registrable
+// domains are stored. An IP address is not a domain: a bracketed IPv6
+// literal is refused, and so is a name whose last label is a number
+// (the WHATWG URL Standard reads it as IPv4; no top-level domain is
+// numeric).
 func validHostname(h string) bool {
-	if h == "" || len(h) > 253 {
+	if h == "" || len(h) > 253 || h[0] == '[' {
 		return false
 	}
-	if h[0] == '[' {
-		return h[len(h)-1] == ']' && strings.Count(h, ":") >= 2
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	if last != "" && (strings.Trim(last, "0123456789") == "" || (strings.HasPrefix(last, "0x") && strings.Trim(last[2:], "0123456789abcdef") == "")) {
+		return false
 	}
 	label := 0
 	for i := 0; i < len(h); i++ {

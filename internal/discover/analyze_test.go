@@ -138,9 +138,10 @@ var analyzeCases = []struct {
 	{"https://www.reuters.com/", "gl", "media", "domain:reuters.com", "gb", "media:gb:reuters.com"},
 	{"https://www.amnesty.ngo/", "gb", "ngo", "tld:ngo", "gb", "ngo:gb:amnesty.ngo"},
 	{"HTTPS://WWW.MOM.GOV.SG/newsroom?utm_source=x", "SG", "gov", "suffix:gov.sg", "sg", "gov:sg:mom.gov.sg"},
-	// IP addresses are their own registrable domain
-	{"https://192.0.2.10/status", "sg", "other", "default:ip", "sg", "other:sg:192.0.2.10"},
-	{"https://[2001:db8::1]/", "jp", "other", "default:ip", "jp", "other:jp:[2001:db8::1]"},
+	// A sub-domain label may start or end with a hyphen; invalid Punycode
+	// is kept as it is (both as browsers read them)
+	{"https://-x-.example.com/", "sg", "com", "tld:com", "sg", "com:sg:example.com"},
+	{"https://xn--zz.example.org/", "fr", "org", "tld:org", "fr", "org:fr:example.org"},
 }
 
 func TestAnalyze(t *testing.T) {
@@ -181,7 +182,11 @@ func TestAnalyzeRejects(t *testing.T) {
 	for _, tc := range []struct{ url, partition, reason string }{
 		{"", "sg", ReasonEmpty},
 		{"mailto:info@gov.sg", "sg", ReasonUnsupportedScheme},
-		{"https://localhost/", "sg", ReasonInvalidHost},
+		{"https://localhost/", "sg", ReasonNoRegistrableDomain},
+		{"http://exa mple.com/", "sg", ReasonInvalidHost},
+		{"https://192.0.2.10/status", "sg", ReasonNoRegistrableDomain},
+		{"https://[2001:db8::1]/", "jp", ReasonNoRegistrableDomain},
+		{"http://0x7f.1/", "sg", ReasonNoRegistrableDomain},
 		{"https://example.com:99999/", "sg", ReasonInvalidURL},
 		{"https://co.uk/", "gb", ReasonNoRegistrableDomain},
 		{"https://ac.uk/", "gb", ReasonNoRegistrableDomain},

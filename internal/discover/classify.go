@@ -200,7 +200,7 @@ func validateRule(r Rule) error {
 	if !validPatternLabels(p) {
 		return errors.New("match must be lower-case A-labels (punycode) separated by dots")
 	}
-	if isIPv4(p) {
+	if endsInNumber(p) {
 		return errors.New("match must be a domain, not an IP address")
 	}
 	// Rules classify registrable domains, so a rule below one ("news.bbc.co.uk")
@@ -335,13 +335,15 @@ func (c *Classifier) compileRule(r Rule, s string) *compiledRule {
 func (c *Classifier) Rules() []Rule { return slices.Clone(c.table) }
 
 // RegistrableDomain returns the registrable domain (eTLD+1) of a normalised
-// host (see NormalizeHost). An IP address is its own registrable domain;
-// a host that is a government or military public suffix by the rule table
-// (gov.br, gov.uk) is kept as it is (DESIGN §2); a host that is a private
-// public suffix of the Public Suffix List (github.io, s3.amazonaws.com) gets
-// the registrable domain under the ICANN suffix (github.io, amazonaws.com),
-// because it is a site run by that domain's owner; any other public suffix
-// (co.uk, com) has none: ReasonNoRegistrableDomain. Errors are *URLError.
+// host (see NormalizeHost). A host that is a government or military public
+// suffix by the rule table (gov.br, gov.uk) is kept as it is (DESIGN §2); a
+// host that is a private public suffix of the Public Suffix List
+// (github.io, s3.amazonaws.com) gets the registrable domain under the ICANN
+// suffix (github.io, amazonaws.com), because it is a site run by that
+// domain's owner. These have none (ReasonNoRegistrableDomain): an IP
+// address in any form, a single label (localhost), any other public suffix
+// (co.uk, com), and a host that is not a DNS host name (see
+// validHostName). Errors are *URLError; ReasonInvalidHost only for "".
 func (c *Classifier) RegistrableDomain(host string) (string, error) {
 	reg, reason := c.registrable(host)
 	if reason != "" {
@@ -356,28 +358,53 @@ func RegistrableDomain(host string) (string, error) {
 }
 
 func (c *Classifier) registrable(host string) (string, string) {
-	if host == "" || host[0] == '.' || host[len(host)-1] == '.' {
+	if host == "" {
 		return "", ReasonInvalidHost
 	}
-	if isIPHost(host) {
-		if host[0] == '[' || isIPv4(host) {
-			return host, ""
+	if IsIPLiteral(host) || !validHostName(host) {
+		return "", ReasonNoRegistrableDomain
+	}
+	reg := ""
+	if r, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
+		reg = r
+	} else if r, ok := c.rules[host]; ok && r.keep {
+		reg = host
+	} else if reg = icannRegistrable(host); reg == "" {
+		return "", ReasonNoRegistrableDomain
+	}
+	// Registries do not hand out names that start or end with a hyphen,
+	// and the object store's keys do not take them (blobstore); browsers
+	// and DNS allow one below the registrable domain ("-x.example.com").
+	if first, _, _ := strings.Cut(reg, "."); first[0] == '-' || first[len(first)-1] == '-' {
+		return "", ReasonNoRegistrableDomain
+	}
+	return reg, ""
+}
+
+// validHostName reports whether a normalised host is a DNS host name that
+// can hold a registrable domain: at least two labels of a-z, 0-9, "-" and
+// "_" (seen in real sub-domains), 1 to 63 bytes each, 253 bytes in all.
+// The URL Standard accepts more ("localhost", "a..b", "exa$mple.com",
+// labels of any length); such hosts make valid URLs but no domain record.
+func validHostName(h string) bool {
+	if len(h) > 253 {
+		return false
+	}
+	label, dots := 0, 0
+	for i := 0; i < len(h); i++ {
+		switch c := h[i]; {
+		case c == '.':
+			if i == label || i-label > 63 {
+				return false
+			}
+			label = i + 1
+			dots++
+		case isLower(c) || isDigit(c) || c == '-' || c == '_':
+		default:
+			return false
 		}
-		return "", ReasonInvalidHost
 	}
-	if strings.IndexByte(host, '.') < 0 {
-		return "", ReasonInvalidHost
-	}
-	if reg, err := publicsuffix.EffectiveTLDPlusOne(host); err == nil {
-		return reg, ""
-	}
-	if r, ok := c.rules[host]; ok && r.keep {
-		return host, ""
-	}
-	if reg := icannRegistrable(host); reg != "" {
-		return reg, ""
-	}
-	return "", ReasonNoRegistrableDomain
+	return dots > 0 && label < len(h) && len(h)-label <= 63
 }
 
 // icannRegistrable returns the eTLD+1 of host under its ICANN public suffix
@@ -426,7 +453,7 @@ func (c *Classifier) Classify(host, registrable, partitionCountry string) Verdic
 
 // classify is Classify with a valid partition country pc.
 func (c *Classifier) classify(reg, pc string) Verdict {
-	if isIPHost(reg) {
+	if IsIPLiteral(reg) {
 		return Verdict{Authority: seedengine.AuthorityOther, Country: pc, Rule: RuleIP}
 	}
 	s := reg

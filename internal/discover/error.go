@@ -9,13 +9,21 @@ import (
 // Reason codes say why a URL was rejected. They are stable strings, reported
 // per URL to API clients, so clients may switch on them; never rename one.
 const (
-	ReasonEmpty               = "empty"                 // nothing but white space
-	ReasonTooLong             = "too_long"              // over MaxURLLength
-	ReasonUnsupportedScheme   = "unsupported_scheme"    // not http or https (mailto:, ftp:, javascript:, …)
-	ReasonInvalidHost         = "invalid_host"          // no host, a single label, bad characters, bad IDN or IP
-	ReasonInvalidURL          = "invalid_url"           // unparseable: control characters, bad port
-	ReasonNoRegistrableDomain = "no_registrable_domain" // the host is an ICANN public suffix (co.uk, com); a private one (github.io) is its own registrable domain
-	ReasonInvalidCountry      = "invalid_country"       // the partition country given to Analyze is not valid
+	ReasonEmpty             = "empty"              // nothing but white space
+	ReasonTooLong           = "too_long"           // over MaxURLLength
+	ReasonUnsupportedScheme = "unsupported_scheme" // not http or https (mailto:, ftp:, javascript:, …)
+	// ReasonInvalidHost: the URL Standard's host parser fails: no host, a
+	// space, control or other forbidden code point, a bad IDN, IPv4 or
+	// IPv6 address.
+	ReasonInvalidHost = "invalid_host"
+	ReasonInvalidURL  = "invalid_url" // unparseable otherwise: a bad port, "://x"
+	// ReasonNoRegistrableDomain: a valid URL whose host is not a domain
+	// anyone registers: an IP address in any form, a single label
+	// (localhost), an ICANN public suffix (co.uk, com; a private one such
+	// as github.io is its own registrable domain), or a name that is not a
+	// DNS host name (exa$mple.com, a..b).
+	ReasonNoRegistrableDomain = "no_registrable_domain"
+	ReasonInvalidCountry      = "invalid_country" // the partition country given to Analyze is not valid
 )
 
 // URLError reports a URL that cannot become a domain record. It carries the

@@ -12,7 +12,8 @@ import (
 // may panic, a normalised URL must normalise to itself and analyse to the
 // same record, net/url must read it back as the same URL, and where the net/url
 // reference covers the input the two must agree. The seed corpus is every
-// URL of the table tests plus testdata/fuzz/FuzzAnalyze.
+// URL of the table tests, every input of the URL Standard's test file
+// (testdata/urltestdata.json) and testdata/fuzz/FuzzAnalyze.
 func FuzzAnalyze(f *testing.F) {
 	for _, tc := range normalizeCases {
 		f.Add(tc.in)
@@ -24,6 +25,9 @@ func FuzzAnalyze(f *testing.F) {
 		f.Add(tc.url)
 	}
 	for _, u := range trickyCorpus(200) {
+		f.Add(u)
+	}
+	for _, u := range wptInputs(f) {
 		f.Add(u)
 	}
 	c := DefaultClassifier()

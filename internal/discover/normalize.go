@@ -1,12 +1,9 @@
 package discover
 
 import (
-	"net/netip"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/net/idna"
 )
 
 // MaxURLLength caps a normalised URL, in bytes. It is the limit of the
@@ -33,11 +30,15 @@ func NormalizeURL(raw string) (normalized string, host string, err error) {
 	return n, h, nil
 }
 
-// NormalizeHost canonicalises a bare host name the way NormalizeURL does
-// with the host of a URL: lower case, A-labels (punycode), no trailing dot,
-// IPv6 addresses in brackets in their RFC 5952 form. It lets callers that are
-// given a domain rather than a URL (an API filter, a test table) compare it
-// with stored ones. An error is always a *URLError with ReasonInvalidHost.
+// NormalizeHost canonicalises a bare host the way NormalizeURL does with
+// the host of a URL (the URL Standard's host parser): lower case, A-labels
+// (punycode), no dot after the last label, IPv4 addresses in dotted
+// decimal, IPv6 addresses in brackets in the standard's form. A bare IPv6
+// address is taken as if in brackets. It lets callers that are given a
+// domain rather than a URL (an API filter, a test table) compare it with
+// stored ones. Whether the host has a registrable domain is
+// RegistrableDomain's to say. An error is always a *URLError with
+// ReasonInvalidHost.
 func NormalizeHost(host string) (string, error) {
 	if h := strings.TrimSpace(host); h != "" {
 		if strings.IndexByte(h, ':') >= 0 && h[0] != '[' {
@@ -55,6 +56,13 @@ func NormalizeHost(host string) (string, error) {
 }
 
 // normalizeURL does the work of NormalizeURL; reason is "" on success.
+//
+// Like the URL Standard, it trims leading and trailing C0 controls and
+// spaces and removes ASCII tabs and newlines anywhere; it does the removal
+// lazily: the scanners report a tab or newline before the fragment as
+// reasonTabOrNewline, and only then is the input copied without them and
+// scanned again. (A failure for another reason is retried too when the
+// input holds one, so that the reason never depends on where it stood.)
 func normalizeURL(raw string) (norm, host, reason string) {
 	s := trimURLSpace(raw)
 	if s == "" {
@@ -64,20 +72,10 @@ func normalizeURL(raw string) (norm, host, reason string) {
 		return "", "", ReasonTooLong
 	}
 	norm, host, reason = normalizeTrimmed(s)
-	if reason != "" && reason != reasonControl && strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		// The scanners stop at the first error and may not have reached
-		// the control byte; look for one so the reason does not depend on
-		// where it is.
-		reason = reasonControl
-	}
-	if reason == reasonControl {
-		// Rare: take the tabs and newlines out and start again.
-		if s, reason = removeTabsAndNewlines(s); reason != "" {
-			return "", "", reason
-		}
-		norm, host, reason = normalizeTrimmed(s)
-		if reason == reasonControl {
-			reason = ReasonInvalidURL // unreachable: no control bytes are left
+	if reason != "" && (reason == reasonTabOrNewline || strings.ContainsAny(s, "\t\n\r")) {
+		norm, host, reason = normalizeTrimmed(removeTabsAndNewlines(s))
+		if reason == reasonTabOrNewline {
+			reason = ReasonInvalidURL // unreachable: none is left
 		}
 	}
 	return norm, host, reason
@@ -95,15 +93,16 @@ var authClass = func() (t [256]bool) {
 	return t
 }()
 
-// reasonControl is internal: the input has a control byte somewhere, which
-// the scanners report instead of scanning twice for it up front.
-const reasonControl = "control"
+// reasonTabOrNewline is internal: the input holds an ASCII tab or newline
+// before its fragment, which the scanners report instead of scanning twice
+// for one up front.
+const reasonTabOrNewline = "tab_or_newline"
 
-func isControl(c byte) bool { return c < ' ' || c == 0x7f }
+func isTabOrNewline(c byte) bool { return c == '\t' || c == '\n' || c == '\r' }
 
 // normalizeTrimmed normalises a trimmed, non-empty URL in one pass over
-// each part. Every byte is seen by one of the scanners below, so a control
-// byte anywhere is reported as reasonControl.
+// each part. Every byte before the fragment is seen by one of the scanners
+// below, so a tab or newline there is reported as reasonTabOrNewline.
 func normalizeTrimmed(s string) (norm, host, reason string) {
 	https, rest, reason := splitScheme(s)
 	if reason != "" {
@@ -111,78 +110,98 @@ func normalizeTrimmed(s string) (norm, host, reason string) {
 	}
 
 	var arr [512]byte
-	buf := arr[:0]
-	if https {
-		buf = append(buf, "https://"...)
-	} else {
-		buf = append(buf, "http://"...)
-	}
+	var buf []byte
+	var port string
+	var hs, he int
+	for {
+		buf = arr[:0]
+		if https {
+			buf = append(buf, "https://"...)
+		} else {
+			buf = append(buf, "http://"...)
+		}
 
-	// Authority: up to the first path, query or fragment delimiter; the
-	// last "@" ends the credentials, which never belong in a stored URL.
-	end, at, colon, spaces := len(rest), -1, -1, false
-scan:
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !authClass[c] {
+		// Authority: up to the first path, query or fragment delimiter;
+		// the last "@" ends the credentials, which never belong in a
+		// stored URL. A space or control character in the credentials is
+		// allowed (the standard percent-encodes it); in the host or port
+		// it is not.
+		end, at, colon, bad := len(rest), -1, -1, -1
+	scan:
+		for i := 0; i < len(rest); i++ {
+			c := rest[i]
+			if !authClass[c] {
+				continue
+			}
+			switch c {
+			case '/', '\\', '?', '#':
+				end = i
+				break scan
+			case '@':
+				at, colon = i, -1
+			case ':':
+				colon = i
+			case '\t', '\n', '\r':
+				return "", "", reasonTabOrNewline
+			default: // space, another C0 control, DEL
+				bad = i
+			}
+		}
+		if bad > at {
+			return "", "", ReasonInvalidHost
+		}
+		auth := rest[at+1 : end]
+		rest = rest[end:]
+		hostRaw := auth
+		port = ""
+		if colon >= 0 {
+			if hostRaw, port, reason = splitHostPort(auth, https); reason != "" {
+				return "", "", reason
+			}
+		}
+		hs = len(buf)
+		if buf, reason = appendHost(buf, hostRaw); reason != "" {
+			return "", "", reason
+		}
+		he = len(buf)
+
+		// A scheme written twice ("http://http://x", "https://http//x"),
+		// which the standard reads as the host "http" and the path "//x":
+		// the inner scheme is what the author meant, the outer one was
+		// most likely added by a tool. Testing the host as parsed catches
+		// every spelling of it ("HTTP.", "http:80" after http://), so no
+		// normalised URL reads as a doubled scheme.
+		if h := buf[hs:he]; port == "" && len(rest) >= 2 && isSlash(rest[0]) && isSlash(rest[1]) &&
+			(string(h) == "http" || string(h) == "https") {
+			https = len(h) == len("https")
+			rest = skipSlashes(rest)
 			continue
 		}
-		switch c {
-		case '/', '\\', '?', '#':
-			end = i
-			break scan
-		case '@':
-			at, colon = i, -1
-		case ':':
-			colon = i
-		case ' ':
-			spaces = true
-		default:
-			return "", "", reasonControl
-		}
+		break
 	}
-	auth := rest[at+1 : end]
-	rest = rest[end:]
-	var hostRaw, port string
-	switch {
-	case spaces:
-		auth = strings.ReplaceAll(auth, " ", "")
-		hostRaw, port, reason = splitHostPort(auth, https)
-	case colon < 0:
-		hostRaw = auth // the common case: no port to look at
-	default:
-		hostRaw, port, reason = splitHostPort(auth, https)
-	}
-	if reason != "" {
-		return "", "", reason
-	}
-	hs := len(buf)
-	if buf, reason = appendHost(buf, hostRaw); reason != "" {
-		return "", "", reason
-	}
-	he := len(buf)
 	if port != "" {
 		buf = append(buf, ':')
 		buf = append(buf, port...)
 	}
 
+	ps := len(buf)
 	i, ok := 0, true
 	if buf, i, ok = appendPath(buf, rest); !ok {
-		return "", "", reasonControl
+		return "", "", reasonTabOrNewline
 	}
 	if i < len(rest) && rest[i] == '?' {
-		var j int
-		if buf, j, ok = appendQuery(buf, rest[i+1:]); !ok {
-			return "", "", reasonControl
-		}
-		i += 1 + j
-	}
-	for ; i < len(rest); i++ { // the fragment, dropped
-		if isControl(rest[i]) {
-			return "", "", reasonControl
+		if buf, _, ok = appendQuery(buf, rest[i+1:]); !ok {
+			return "", "", reasonTabOrNewline
 		}
 	}
+	// What is left is the fragment, dropped unread.
 
+	if h := buf[hs:he]; port == "" && len(buf) >= ps+2 && buf[ps+1] == '/' && (string(h) == "http" || string(h) == "https") {
+		// Only dot-segments ("http://http/.//x") get here: the path
+		// became "//…" and the URL would read as a doubled scheme.
+		// Read it as one now, so that the result normalises to itself.
+		return normalizeTrimmed(string(h) + "://" + string(buf[ps+2:]))
+	}
 	if len(buf) > MaxURLLength {
 		return "", "", ReasonTooLong
 	}
@@ -193,13 +212,14 @@ scan:
 	return out, out[hs:he], ""
 }
 
-// trimURLSpace removes leading and trailing white space, control characters
-// and the invisible characters that copying from documents leaves behind
-// (zero-width space, byte order mark).
+// trimURLSpace removes leading and trailing C0 controls and spaces, as the
+// URL Standard does, and also the white space and invisible characters
+// that copying from documents leaves behind (no-break and zero-width
+// spaces, byte order marks, …).
 func trimURLSpace(s string) string {
 	for len(s) > 0 {
 		c := s[0]
-		if c > ' ' && c < utf8.RuneSelf && c != 0x7f {
+		if c > ' ' && c < utf8.RuneSelf {
 			break
 		}
 		r, n := utf8.DecodeRuneInString(s)
@@ -210,7 +230,7 @@ func trimURLSpace(s string) string {
 	}
 	for len(s) > 0 {
 		c := s[len(s)-1]
-		if c > ' ' && c < utf8.RuneSelf && c != 0x7f {
+		if c > ' ' && c < utf8.RuneSelf {
 			break
 		}
 		r, n := utf8.DecodeLastRuneInString(s)
@@ -227,28 +247,15 @@ func isTrimRune(r rune) bool {
 }
 
 // removeTabsAndNewlines drops ASCII tab, CR and LF anywhere, as browsers do
-// (URLs wrapped over lines); any other control character makes the URL
-// invalid.
-func removeTabsAndNewlines(s string) (string, string) {
-	strip := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\t' || c == '\n' || c == '\r':
-			strip = true
-		case c < ' ' || c == 0x7f:
-			return "", ReasonInvalidURL
-		}
-	}
-	if !strip {
-		return s, ""
-	}
+// (URLs wrapped over lines).
+func removeTabsAndNewlines(s string) string {
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '\t' && c != '\n' && c != '\r' {
+		if c := s[i]; !isTabOrNewline(c) {
 			b = append(b, c)
 		}
 	}
-	return string(b), ""
+	return string(b)
 }
 
 type schemeKind uint8
@@ -271,8 +278,7 @@ var nonWebSchemes = map[string]bool{
 }
 
 // splitScheme finds the scheme of s and returns what follows it and its
-// slashes. A missing scheme means https; "http://http://x" and
-// "http//x" are repaired.
+// slashes. A missing scheme means https; "http//x" is repaired.
 func splitScheme(s string) (https bool, rest string, reason string) {
 	var kind schemeKind
 	switch {
@@ -292,20 +298,7 @@ func splitScheme(s string) (https bool, rest string, reason string) {
 		}
 		kind = schemeHTTPS
 	}
-	rest = skipSlashes(rest)
-	// A scheme written twice: the inner one is what the author meant, the
-	// outer one was most likely added by a tool.
-	for range 4 {
-		if len(rest) < 5 || rest[0]|0x20 != 'h' || rest[1]|0x20 != 't' || rest[2]|0x20 != 't' || rest[3]|0x20 != 'p' {
-			break
-		}
-		k, r := cutScheme(rest)
-		if (k != schemeHTTP && k != schemeHTTPS) || r == "" || (r[0] != '/' && r[0] != '\\') {
-			break
-		}
-		kind, rest = k, skipSlashes(r)
-	}
-	return kind == schemeHTTPS, rest, ""
+	return kind == schemeHTTPS, skipSlashes(rest), ""
 }
 
 // cutScheme recognises a leading "scheme:". It tells a scheme from a host
@@ -367,8 +360,10 @@ func looksLikePort(s string) bool {
 	return true
 }
 
+func isSlash(c byte) bool { return c == '/' || c == '\\' }
+
 func skipSlashes(s string) string {
-	for len(s) > 0 && (s[0] == '/' || s[0] == '\\') {
+	for len(s) > 0 && isSlash(s[0]) {
 		s = s[1:]
 	}
 	return s
@@ -416,196 +411,9 @@ func splitHostPort(auth string, https bool) (host, port, reason string) {
 	return host, port, ""
 }
 
-// appendHost appends the canonical form of host h to buf, or gives the
-// reason it is not a usable host.
-func appendHost(buf []byte, h string) ([]byte, string) {
-	if h == "" {
-		return buf, ReasonInvalidHost
-	}
-	if h[0] == '[' {
-		if len(h) < 2 || h[len(h)-1] != ']' {
-			return buf, ReasonInvalidHost
-		}
-		addr, err := netip.ParseAddr(h[1 : len(h)-1])
-		if err != nil || !addr.Is6() || addr.Zone() != "" {
-			return buf, ReasonInvalidHost
-		}
-		buf = append(buf, '[')
-		buf = addr.AppendTo(buf)
-		return append(buf, ']'), ""
-	}
-	if strings.IndexByte(h, '%') >= 0 {
-		var ok bool
-		if h, ok = percentDecode(h); !ok {
-			return buf, ReasonInvalidHost
-		}
-	}
-	h = strings.TrimSuffix(h, ".")
-	buf, st := appendASCIIHost(buf, h, false)
-	if st != hostNeedsIDNA {
-		if st == hostInvalid {
-			return buf, ReasonInvalidHost
-		}
-		return buf, ""
-	}
-	if !utf8.ValidString(h) || strings.ContainsRune(h, utf8.RuneError) {
-		return buf, ReasonInvalidHost
-	}
-	a, err := idna.Lookup.ToASCII(h)
-	if err != nil {
-		return buf, ReasonInvalidHost
-	}
-	if buf, st = appendASCIIHost(buf, strings.TrimSuffix(a, "."), true); st != hostOK {
-		return buf, ReasonInvalidHost
-	}
-	return buf, ""
-}
-
-type hostStatus uint8
-
-const (
-	hostOK hostStatus = iota
-	hostInvalid
-	hostNeedsIDNA // a non-ASCII byte or an A-label: only IDNA can canonicalise and check it
-)
-
-// Byte classes of host names, for appendASCIIHost.
-const (
-	hcInvalid = iota
-	hcWord    // a-z 0-9 _
-	hcUpper   // A-Z
-	hcHyphen  // -
-	hcDot     // .
-	hcHigh    // a byte of a non-ASCII character
-)
-
-var hostClass = func() (t [256]uint8) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = hcWord
-		t[c-'a'+'A'] = hcUpper
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = hcWord
-	}
-	t['_'] = hcWord
-	t['-'] = hcHyphen
-	t['.'] = hcDot
-	for c := utf8.RuneSelf; c < 256; c++ {
-		t[c] = hcHigh
-	}
-	return t
-}()
-
-// appendASCIIHost appends host h lower-cased to buf after checking it: at
-// least two labels of [a-z0-9_-], 1 to 63 bytes each, not starting or
-// ending with a hyphen, 253 bytes in all; a numeric last label only in a
-// dotted-decimal IPv4 address. On failure buf is returned unchanged. Unless
-// idnaDone, a non-ASCII byte or an "xn--" label stops it with
-// hostNeedsIDNA.
-func appendASCIIHost(buf []byte, h string, idnaDone bool) ([]byte, hostStatus) {
-	if len(h) == 0 || len(h) > 253 {
-		return buf, hostInvalid
-	}
-	labels, label, upper := 1, 0, false // label: index where the current label starts
-	if !idnaDone && isACEPrefix(h) {
-		return buf, hostNeedsIDNA
-	}
-	for i := 0; i < len(h); i++ {
-		switch hostClass[h[i]] {
-		case hcWord:
-		case hcUpper:
-			upper = true
-		case hcHyphen:
-			if i == label {
-				return buf, hostInvalid
-			}
-		case hcDot:
-			if i == label || h[i-1] == '-' || i-label > 63 {
-				return buf, hostInvalid
-			}
-			labels++
-			label = i + 1
-			if !idnaDone && isACEPrefix(h[label:]) {
-				return buf, hostNeedsIDNA
-			}
-		case hcHigh:
-			if !idnaDone {
-				return buf, hostNeedsIDNA
-			}
-			return buf, hostInvalid
-		default:
-			return buf, hostInvalid
-		}
-	}
-	if label == len(h) || h[len(h)-1] == '-' || len(h)-label > 63 {
-		return buf, hostInvalid
-	}
-	if tld := h[label:]; allDigits(tld) || (len(tld) > 1 && tld[0] == '0' && tld[1]|0x20 == 'x') {
-		if !isIPv4(h) {
-			return buf, hostInvalid
-		}
-	} else if labels < 2 {
-		return buf, hostInvalid
-	}
-	start := len(buf)
-	buf = append(buf, h...)
-	if upper {
-		for i, c := range buf[start:] {
-			if 'A' <= c && c <= 'Z' {
-				buf[start+i] = c + 'a' - 'A'
-			}
-		}
-	}
-	return buf, hostOK
-}
-
-// isACEPrefix reports whether a label starts with "xn--", in any case.
-func isACEPrefix(s string) bool {
-	return len(s) >= 4 && s[0]|0x20 == 'x' && s[1]|0x20 == 'n' && s[2] == '-' && s[3] == '-'
-}
-
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isIPv4 accepts strict dotted-decimal IPv4 only: four parts, 0 to 255, no
-// leading zeros (which some resolvers read as octal).
-func isIPv4(h string) bool {
-	parts, v, n := 0, 0, 0
-	for i := 0; i <= len(h); i++ {
-		if i == len(h) || h[i] == '.' {
-			if n == 0 || v > 255 || (n > 1 && h[i-n] == '0') {
-				return false
-			}
-			parts++
-			v, n = 0, 0
-			continue
-		}
-		if !isDigit(h[i]) || n == 3 {
-			return false
-		}
-		v = v*10 + int(h[i]-'0')
-		n++
-	}
-	return parts == 4
-}
-
-// isIPHost reports whether a normalised host is an IP address: in brackets,
-// or with an all-digit last label (which appendASCIIHost allows only in IPv4).
-func isIPHost(h string) bool {
-	if h == "" {
-		return false
-	}
-	if h[0] == '[' {
-		return true
-	}
-	for i := len(h) - 1; i >= 0 && h[i] != '.'; i-- {
-		if !isDigit(h[i]) {
 			return false
 		}
 	}
@@ -670,7 +478,7 @@ const upperHex = "0123456789ABCDEF"
 // escaped, existing escapes in upper case, escapes of unreserved characters
 // decoded and a stray "%" escaped as "%25" (RFC 3986 §6.2.2). It stops before
 // the first byte of class stop and returns its index (len(s) at the end);
-// ok is false at a control byte.
+// ok is false at a tab or newline.
 func appendEscaped(buf []byte, s string, i int, keep, stop uint8) (_ []byte, end int, ok bool) {
 	for i < len(s) {
 		j := i
@@ -699,7 +507,7 @@ func appendEscaped(buf []byte, s string, i int, keep, stop uint8) (_ []byte, end
 			}
 			i = j + 3
 			continue
-		case isControl(c):
+		case isTabOrNewline(c):
 			return buf, j, false
 		}
 		buf = append(buf, '%', upperHex[c>>4], upperHex[c&15])
@@ -712,7 +520,7 @@ func appendEscaped(buf []byte, s string, i int, keep, stop uint8) (_ []byte, end
 // p, which ends at "?", "#" or the end of p: "/" when empty, backslashes read
 // as slashes, escapes normalised and dot-segments removed (RFC 3986 §5.2.4,
 // with "%2e" counting as "."). It returns where the path ended in p; ok is
-// false at a control byte.
+// false at a tab or newline.
 func appendPath(buf []byte, p string) (_ []byte, end int, ok bool) {
 	root := len(buf)
 	buf = append(buf, '/')
@@ -750,7 +558,7 @@ func appendPath(buf []byte, p string) (_ []byte, end int, ok bool) {
 // of q, which ends at "#" or the end of q: without empty parameters and
 // tracking parameters, the rest in their original order; nothing when no
 // parameter is left. It returns where the query ended in q; ok is false at
-// a control byte.
+// a tab or newline.
 func appendQuery(buf []byte, q string) (_ []byte, end int, ok bool) {
 	start := len(buf)
 	buf = append(buf, '?')

@@ -44,11 +44,19 @@ var normalizeCases = []struct {
 	{"surrounding spaces", "  https://example.com/a  ", "https://example.com/a", "example.com"},
 	{"surrounding tabs and newlines", "\t\nhttps://example.com/a\r\n", "https://example.com/a", "example.com"},
 	{"no-break and zero-width spaces", "\u00a0\u200bhttps://example.com/a\ufeff", "https://example.com/a", "example.com"},
-	{"space after scheme", "https:// example.com/a", "https://example.com/a", "example.com"},
-	{"spaces in host", "https://www. example .com/a", "https://www.example.com/a", "www.example.com"},
+	{"space in credentials", "https://a b:c d@example.com/", "https://example.com/", "example.com"},
 	{"space in path", "https://example.com/annual report.pdf", "https://example.com/annual%20report.pdf", "example.com"},
 	{"space in query", "https://example.com/s?q=budget 2026", "https://example.com/s?q=budget%202026", "example.com"},
 	{"newline inside", "https://exam\nple.com/a\tb", "https://example.com/ab", "example.com"},
+	{"tab in scheme", "ht\ttps://example.com/", "https://example.com/", "example.com"},
+	{"tab in fragment", "https://example.com/a#b\tc", "https://example.com/a", "example.com"},
+	{"control character in path", "https://example.com/a\x00b\x1fc", "https://example.com/a%00b%1Fc", "example.com"},
+	{"control character at the end trimmed", "https://example.com/a\x1f", "https://example.com/a", "example.com"},
+	{"delete in path", "https://example.com/a\x7fb", "https://example.com/a%7Fb", "example.com"},
+	{"control character in query", "https://example.com/a?b=\x1bc", "https://example.com/a?b=%1Bc", "example.com"},
+	{"delete at the end", "https://example.com/a\x7f", "https://example.com/a%7F", "example.com"},
+	{"control character in fragment", "https://example.com/a#b\x7fc\x00", "https://example.com/a", "example.com"},
+	{"control character in credentials", "https://a\x01b@example.com/", "https://example.com/", "example.com"},
 
 	// Host.
 	{"upper-case host", "https://WWW.Example.COM/Path", "https://www.example.com/Path", "www.example.com"},
@@ -65,11 +73,39 @@ var normalizeCases = []struct {
 	{"at in path is path", "https://example.com/@user", "https://example.com/@user", "example.com"},
 	{"escaped host", "https://%77%77%77.example.com/", "https://www.example.com/", "www.example.com"},
 	{"underscore in host", "https://my_site.example.com/", "https://my_site.example.com/", "my_site.example.com"},
+	{"invalid punycode kept", "https://XN--ZZ.example.com/", "https://xn--zz.example.com/", "xn--zz.example.com"},
+	{"hyphens below the registrable domain", "https://-a-.example.com/", "https://-a-.example.com/", "-a-.example.com"},
+
+	// IP addresses: valid URLs, but no records (noRecordCases).
 	{"ipv4", "http://192.0.2.1/a", "http://192.0.2.1/a", "192.0.2.1"},
 	{"ipv4 with port", "192.0.2.1:8080", "https://192.0.2.1:8080/", "192.0.2.1"},
+	{"ipv4 short form", "http://127.1/", "http://127.0.0.1/", "127.0.0.1"},
+	{"ipv4 one number", "http://2130706433/", "http://127.0.0.1/", "127.0.0.1"},
+	{"ipv4 hex", "http://0x7F.1/", "http://127.0.0.1/", "127.0.0.1"},
+	{"ipv4 octal", "http://0300.0250.0.1/", "http://192.168.0.1/", "192.168.0.1"},
+	{"ipv4 leading zero is octal", "http://192.0.2.010/", "http://192.0.2.8/", "192.0.2.8"},
+	{"ipv4 trailing dot", "http://192.0.2.1./", "http://192.0.2.1/", "192.0.2.1"},
+	{"ipv4 escaped", "http://%31%32%37.0.0.1/", "http://127.0.0.1/", "127.0.0.1"},
+	{"ipv4 full-width", "http://１２７.０.０.１/", "http://127.0.0.1/", "127.0.0.1"},
 	{"ipv6", "http://[2001:DB8:0:0:0:0:0:1]/a", "http://[2001:db8::1]/a", "[2001:db8::1]"},
 	{"ipv6 with port", "https://[2001:db8::1]:8443/", "https://[2001:db8::1]:8443/", "[2001:db8::1]"},
 	{"ipv6 default port", "https://[::1]:443", "https://[::1]/", "[::1]"},
+	{"ipv6 single zero not compressed", "http://[0:1:0:1:0:1:0:1]/", "http://[0:1:0:1:0:1:0:1]/", "[0:1:0:1:0:1:0:1]"},
+	{"ipv6 first longest run", "http://[1:0:0:2:0:0:0:3]/", "http://[1:0:0:2::3]/", "[1:0:0:2::3]"},
+	{"ipv6 embedded ipv4 in hex", "http://[::ffff:192.0.2.1]/", "http://[::ffff:c000:201]/", "[::ffff:c000:201]"},
+	{"ipv6 all zero", "http://[0::0]/", "http://[::]/", "[::]"},
+
+	// Names the URL Standard accepts that are not DNS host names: valid
+	// URLs, but no records (noRecordCases).
+	{"single label", "http://localhost/a", "http://localhost/a", "localhost"},
+	{"single label with port", "localhost:8080", "https://localhost:8080/", "localhost"},
+	{"single label no scheme", "intranet", "https://intranet/", "intranet"},
+	{"empty label", "https://www..example.com/", "https://www..example.com/", "www..example.com"},
+	{"leading dot", "https://.example.com/", "https://.example.com/", ".example.com"},
+	{"two trailing dots kept", "https://example.com../", "https://example.com../", "example.com.."},
+	{"dot", "http://./", "http://./", "."},
+	{"symbols", "https://exa$mple.com/", "https://exa$mple.com/", "exa$mple.com"},
+	{"label too long", "https://" + strings.Repeat("a", 64) + ".com/", "https://" + strings.Repeat("a", 64) + ".com/", strings.Repeat("a", 64) + ".com"},
 
 	// IDN.
 	{"idn", "https://münchen.de/", "https://xn--mnchen-3ya.de/", "xn--mnchen-3ya.de"},
@@ -81,6 +117,8 @@ var normalizeCases = []struct {
 	{"idn full-width letters", "https://ｅｘａｍｐｌｅ.com/", "https://example.com/", "example.com"},
 	{"idn non-transitional sharp s", "https://faß.de/", "https://xn--fa-hia.de/", "xn--fa-hia.de"},
 	{"idn escaped", "https://m%C3%BCnchen.de/", "https://xn--mnchen-3ya.de/", "xn--mnchen-3ya.de"},
+	{"idn ignored code point", "https://exa%C2%ADmple.com/", "https://example.com/", "example.com"},
+	{"idn hyphens in positions 3 and 4", "https://r3---sn-ä.example.com/", "https://xn--r3---sn--7za.example.com/", "xn--r3---sn--7za.example.com"},
 
 	// Path.
 	{"empty path", "https://example.com", "https://example.com/", "example.com"},
@@ -178,18 +216,12 @@ var rejectCases = []struct {
 	{"no host", "https://", ReasonInvalidHost},
 	{"no host with path", "https:///", ReasonInvalidHost},
 	{"only credentials", "https://user@/a", ReasonInvalidHost},
-	{"single label", "http://localhost/a", ReasonInvalidHost},
-	{"single label with port", "localhost:8080", ReasonInvalidHost},
-	{"single label no scheme", "intranet", ReasonInvalidHost},
-	{"relative path", "/news/today", ReasonInvalidHost},
-	{"empty label", "https://www..example.com/", ReasonInvalidHost},
-	{"leading dot", "https://.example.com/", ReasonInvalidHost},
-	{"two trailing dots", "https://example.com../", ReasonInvalidHost},
-	{"label too long", "https://" + strings.Repeat("a", 64) + ".com/", ReasonInvalidHost},
-	{"host too long", "https://" + strings.Repeat("abcdefghi.", 26) + "com/", ReasonInvalidHost},
-	{"leading hyphen", "https://-example.com/", ReasonInvalidHost},
-	{"trailing hyphen", "https://example-.com/", ReasonInvalidHost},
-	{"bad character", "https://exa$mple.com/", ReasonInvalidHost},
+	{"space in host", "http://exa mple.com/", ReasonInvalidHost},
+	{"space after scheme", "https:// example.com/a", ReasonInvalidHost},
+	{"space in host after credentials", "https://a b@exa mple.com/", ReasonInvalidHost},
+	{"forbidden code point", "https://exa<mple.com/", ReasonInvalidHost},
+	{"escaped forbidden code point", "https://exa%7Cmple.com/", ReasonInvalidHost},
+	{"escaped space", "https://exa%20mple.com/", ReasonInvalidHost},
 	{"bad escape in host", "https://exa%zzmple.com/", ReasonInvalidHost},
 	{"escaped slash in host", "https://example.com%2Fevil.com/", ReasonInvalidHost},
 	{"bare ipv6", "http://2001:db8::1/", ReasonInvalidHost},
@@ -198,15 +230,21 @@ var rejectCases = []struct {
 	{"ipv4 in brackets", "http://[192.0.2.1]/", ReasonInvalidHost},
 	{"unclosed bracket", "http://[::1/", ReasonInvalidHost},
 	{"junk after bracket", "http://[::1]x/", ReasonInvalidHost},
+	{"ipv6 leading zero in ipv4 part", "http://[::ffff:192.0.2.01]/", ReasonInvalidHost},
+	{"ipv6 too many pieces", "http://[1:2:3:4:5:6:7:8:9]/", ReasonInvalidHost},
+	{"ipv6 two compressions", "http://[1::2::3]/", ReasonInvalidHost},
 	{"ipv4 out of range", "http://192.0.2.256/", ReasonInvalidHost},
-	{"ipv4 leading zero", "http://192.0.2.01/", ReasonInvalidHost},
-	{"ipv4 short form", "http://127.1/", ReasonInvalidHost},
-	{"ipv4 hex", "http://0x7f.0.0.1/", ReasonInvalidHost},
+	{"ipv4 one number out of range", "http://4294967296/", ReasonInvalidHost},
+	{"ipv4 too many parts", "http://1.2.3.4.5/", ReasonInvalidHost},
+	{"ipv4 bad octal", "http://1.2.3.08/", ReasonInvalidHost},
 	{"numeric tld", "http://example.123/", ReasonInvalidHost},
 	{"hex tld", "http://example.0x1f/", ReasonInvalidHost},
-	{"invalid idn", "https://xn--zz.com/", ReasonInvalidHost},
-	{"idn ascii a-label", "https://xn--abc-.com/", ReasonInvalidHost},
+	{"idn numeric tld", "http://münchen.123/", ReasonInvalidHost},
 	{"idn disallowed rune", "https://exa\u2028mple.com/", ReasonInvalidHost},
+	{"idn maps to forbidden", "https://exa\uff05mple.com/", ReasonInvalidHost},
+	{"idn maps to nothing", "https://\u00ad/", ReasonInvalidHost},
+	{"idn joiner", "https://a\u200db.com/", ReasonInvalidHost},
+	{"idn invalid punycode with unicode", "https://xn--zz.münchen.de/", ReasonInvalidHost},
 	{"idn bidi", "https://\u05d0a.com/", ReasonInvalidHost},
 	{"invalid utf-8 host", "https://\xff.com/", ReasonInvalidHost},
 	{"replacement character host", "https://\ufffd.com/", ReasonInvalidHost},
@@ -214,10 +252,10 @@ var rejectCases = []struct {
 	{"port too big", "https://example.com:65536/", ReasonInvalidURL},
 	{"port zero", "https://example.com:0/", ReasonInvalidURL},
 	{"port huge", "https://example.com:99999999999999999999/", ReasonInvalidURL},
-	{"control character", "https://example.com/a\x00b", ReasonInvalidURL},
-	{"control in host", "https://exa\x01mple.com/", ReasonInvalidURL},
-	{"control in fragment", "https://example.com/a#b\x7fc", ReasonInvalidURL},
-	{"control in query", "https://example.com/a?b=\x1bc", ReasonInvalidURL},
+	{"control in host", "https://exa\x01mple.com/", ReasonInvalidHost},
+	{"delete in host", "https://exa\x7fmple.com/", ReasonInvalidHost},
+	{"control in port", "https://example.com:8\x010/", ReasonInvalidHost},
+	{"escaped control in host", "https://exa%01mple.com/", ReasonInvalidHost},
 	{"leading colon", "://example.com", ReasonInvalidURL},
 }
 
@@ -237,6 +275,37 @@ func TestNormalizeURLRejects(t *testing.T) {
 	}
 }
 
+// noRecordCases are valid URLs, as browsers read them, whose host has no
+// registrable domain: NormalizeURL accepts them (normalizeCases) and
+// Analyze refuses them with ReasonNoRegistrableDomain.
+var noRecordCases = []string{
+	"http://192.0.2.1/a", "http://127.1/", "http://0x7F.1/", "http://2130706433/", "http://0300.0250.0.1/",
+	"https://[2001:db8::1]/", "https://[::1]:443", "http://[0:1:0:1:0:1:0:1]/", "http://[::ffff:192.0.2.1]/",
+	"http://localhost/a", "localhost:8080", "intranet", "http://./", "http://../",
+	"https://www..example.com/", "https://.example.com/", "https://example.com../",
+	"https://exa$mple.com/", "https://a{b}.example.com/", "https://" + strings.Repeat("a", 64) + ".com/",
+	"https://" + strings.Repeat("abcdefghi.", 26) + "com/",
+	"https://-example.com/", "https://example-.com/", "https://xn--abc-.com/",
+	"https://co.uk/", "https://com/",
+	"/news/today", // read as "https://news/today": a schemeless path looks like a host
+}
+
+func TestNoRecord(t *testing.T) {
+	t.Parallel()
+	c := DefaultClassifier()
+	for _, in := range noRecordCases {
+		norm, host, err := NormalizeURL(in)
+		require.NoError(t, err, in)
+		_, err = c.Analyze(in, "sg")
+		var ue *URLError
+		require.True(t, errors.As(err, &ue), "%q → %q", in, norm)
+		require.Equal(t, ReasonNoRegistrableDomain, ue.Reason, in)
+		_, err = RegistrableDomain(host)
+		require.True(t, errors.As(err, &ue), in)
+		require.Equal(t, ReasonNoRegistrableDomain, ue.Reason, in)
+	}
+}
+
 func TestNormalizeHost(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
@@ -249,12 +318,19 @@ func TestNormalizeHost(t *testing.T) {
 		"[2001:db8:0::1]":        "[2001:db8::1]",
 		"食狮.公司.cn":               "xn--85x722f.xn--55qx5d.cn",
 		"xn--85x722f.xn--fiqs8s": "xn--85x722f.xn--fiqs8s",
+		// Hosts of valid URLs that have no registrable domain.
+		"localhost": "localhost",
+		"a..b":      "a..b",
+		"-a.com":    "-a.com",
+		"1.2.3":     "1.2.0.3",
+		"0x7f.1":    "127.0.0.1",
+		"::ffff:1":  "[::ffff:1]",
 	} {
 		got, err := NormalizeHost(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "com", "localhost", ".com", "a..b", "example.com:80", "exa mple.com", "[::1", "-a.com", "1.2.3"} {
+	for _, in := range []string{"", "example.com:80", "exa mple.com", "[::1", "a.1.2", "exa%mple.com", "\u00ad"} {
 		_, err := NormalizeHost(in)
 		var ue *URLError
 		require.True(t, errors.As(err, &ue), in)

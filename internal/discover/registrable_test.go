@@ -98,17 +98,32 @@ func TestRegistrableDomainPolicies(t *testing.T) {
 		{"blogspot.com", "blogspot.com", ""},
 		{"s3.amazonaws.com", "amazonaws.com", ""},
 		{"foo.github.io", "foo.github.io", ""},
-		// IP addresses are their own registrable domain.
-		{"192.0.2.1", "192.0.2.1", ""},
-		{"[2001:db8::1]", "[2001:db8::1]", ""},
-		// Not normalised hosts are refused, never a panic.
-		{"", "", ReasonInvalidHost},
-		{".", "", ReasonInvalidHost},
-		{"com", "", ReasonInvalidHost},
-		{".example.com", "", ReasonInvalidHost},
-		{"example.com.", "", ReasonInvalidHost},
-		{"1.2.3", "", ReasonInvalidHost},
+		// Hyphens at the ends of a label only below the registrable domain.
+		{"-x-.example.com", "example.com", ""},
+		{"-x-.blogspot.com", "", ReasonNoRegistrableDomain}, // the registrable domain itself
+		{"-x.example.com", "example.com", ""},
+		{"x-.example.com", "example.com", ""},
+		{"-example.com", "", ReasonNoRegistrableDomain},
+		{"example-.co.uk", "", ReasonNoRegistrableDomain},
+		{"my_site.example.com", "example.com", ""},
+		// IP addresses are not domains.
+		{"192.0.2.1", "", ReasonNoRegistrableDomain},
+		{"127.1", "", ReasonNoRegistrableDomain},
+		{"0x7f.0.0.1", "", ReasonNoRegistrableDomain},
+		{"[2001:db8::1]", "", ReasonNoRegistrableDomain},
+		// Nor are names that are not DNS host names.
+		{".", "", ReasonNoRegistrableDomain},
+		{"com", "", ReasonNoRegistrableDomain},
+		{"localhost", "", ReasonNoRegistrableDomain},
+		{".example.com", "", ReasonNoRegistrableDomain},
+		{"example.com.", "", ReasonNoRegistrableDomain},
 		{"a..b", "", ReasonNoRegistrableDomain},
+		{"exa$mple.com", "", ReasonNoRegistrableDomain},
+		{"Example.com", "", ReasonNoRegistrableDomain},
+		{strings.Repeat("a", 64) + ".com", "", ReasonNoRegistrableDomain},
+		{strings.Repeat("abcdefghi.", 26) + "com", "", ReasonNoRegistrableDomain},
+		// Not a host at all.
+		{"", "", ReasonInvalidHost},
 	} {
 		got, err := RegistrableDomain(tc.host)
 		if tc.reason == "" {

@@ -191,7 +191,9 @@ func probeAll(ctx context.Context, p DomainProber, targets []target) []seedengin
 
 // normalizeItem turns one input into the domain to probe, or a reason it
 // cannot. An input with a ":" that is not a URL or host:port and whose
-// first part is an authority is taken as a domain_id.
+// first part is an authority is taken as a domain_id. An IP address, in a
+// URL, bare or in a domain_id, is not a domain:
+// discover.ReasonNoRegistrableDomain, as research says of it.
 func normalizeItem(c *discover.Classifier, item, country string) (target, string) {
 	s := strings.TrimSpace(item)
 	if s == "" {
@@ -201,6 +203,11 @@ func normalizeItem(c *discover.Classifier, item, country string) (target, string
 		id := strings.ToLower(s)
 		_, _, registrable, err := seedengine.ParseDomainID(id)
 		if err != nil {
+			if parts := strings.SplitN(id, ":", 3); len(parts) == 3 && discover.IsIPLiteral(parts[2]) {
+				// An IP is refused by ParseDomainID too; say why as
+				// research does.
+				return target{}, discover.ReasonNoRegistrableDomain
+			}
 			return target{}, ReasonInvalidDomainID
 		}
 		return target{domain: registrable, domainID: id}, ""

@@ -78,15 +78,17 @@ func TestChunkProcessor(t *testing.T) {
 	input, err := json.Marshal(liveness.ChunkInput{Domains: []string{
 		"alive.example", "https://www.alive.example/x", "dead.example", "com:sg:Shop.example",
 		"nores.example", "  ", "localhost", "mil:xx:a.example",
+		"192.0.2.1", "http://0x7f.1/", "[2001:db8::1]", "other:sg:192.0.2.10", "other:sg:[2001:db8::1]",
+		"exa mple.example",
 	}})
 	require.NoError(t, err)
-	b := &seedengine.Batch{ID: "B1", Kind: seedengine.BatchLiveness, Country: "sg", ChunkSize: 8,
+	b := &seedengine.Batch{ID: "B1", Kind: seedengine.BatchLiveness, Country: "sg", ChunkSize: 14,
 		Params: json.RawMessage(`{"date":"2026-01-28"}`)}
-	c := &seedengine.BatchChunk{BatchID: "B1", Index: 2, Input: input, Items: 8}
+	c := &seedengine.BatchChunk{BatchID: "B1", Index: 2, Input: input, Items: 14}
 	out, err := proc(t.Context(), b, c)
 	require.NoError(t, err)
 	require.Equal(t, 4, out.Succeeded, "three domains probed with a verdict and one duplicate")
-	require.Equal(t, 4, out.Failed, "one without a verdict and three invalid")
+	require.Equal(t, 10, out.Failed, "one without a verdict and nine invalid")
 
 	var res liveness.ChunkResult
 	require.NoError(t, json.Unmarshal(out.Result, &res))
@@ -94,9 +96,16 @@ func TestChunkProcessor(t *testing.T) {
 	require.Equal(t, 1, res.NoVerdict)
 	require.Equal(t, 1, res.Duplicates)
 	require.Equal(t, []liveness.InvalidItem{
-		{Index: 21, Input: "  ", Reason: discover.ReasonEmpty},
-		{Index: 22, Input: "localhost", Reason: discover.ReasonInvalidHost},
-		{Index: 23, Input: "mil:xx:a.example", Reason: liveness.ReasonInvalidDomainID},
+		{Index: 33, Input: "  ", Reason: discover.ReasonEmpty},
+		{Index: 34, Input: "localhost", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 35, Input: "mil:xx:a.example", Reason: liveness.ReasonInvalidDomainID},
+		// An IP address is not a domain, however it is given.
+		{Index: 36, Input: "192.0.2.1", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 37, Input: "http://0x7f.1/", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 38, Input: "[2001:db8::1]", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 39, Input: "other:sg:192.0.2.10", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 40, Input: "other:sg:[2001:db8::1]", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 41, Input: "exa mple.example", Reason: discover.ReasonInvalidHost},
 	}, res.Invalid, "indexes count from the start of the batch")
 	key := "prod/liveness/country=sg/date=2026-01-28/B1.part-00002.jsonl"
 	require.Equal(t, "prod/liveness/country=sg/date=2026-01-28/B1.jsonl", res.ResultsKey, "where the finisher merges the parts")

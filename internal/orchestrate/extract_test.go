@@ -113,11 +113,11 @@ func TestExtractDomains(t *testing.T) {
 				Records: 8,
 				Bad:     7,
 				BadReasons: map[string]int{
-					discover.ReasonUnsupportedScheme:    2,
-					discover.ReasonInvalidHost:          1,
-					discover.ReasonNoRegistrableDomain:  1,
-					discover.ReasonEmpty:                2,
-					orchestrate.ReasonUnsupportedDomain: 1,
+					discover.ReasonUnsupportedScheme: 2,
+					// localhost and an IPv6 literal: valid URLs whose host
+					// cannot be a domain record.
+					discover.ReasonNoRegistrableDomain: 3,
+					discover.ReasonEmpty:               2,
 				},
 				FromURL: 1,
 			},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/discover"
 )
 
 // RegisterChunk streams the records of a stored chunk of p from r and
@@ -60,10 +61,12 @@ func (s *Service) RegisterChunk(ctx context.Context, p seedengine.Partition, r i
 }
 
 // sighting is the domain a stored record names: its own domain_id when
-// valid, else the one its URL classifies to.
+// valid, else the one its URL classifies to. A domain_id whose domain is an
+// IP address (written before discover refused them) is not valid: an
+// address is not a domain.
 func (s *Service) sighting(rec seedengine.DatasetRecord, country string) (seedengine.DomainSighting, bool) {
 	if rec.DomainID != "" {
-		if _, _, _, err := seedengine.ParseDomainID(rec.DomainID); err == nil {
+		if _, _, d, err := seedengine.ParseDomainID(rec.DomainID); err == nil && !discover.IsIPLiteral(d) {
 			rule := rec.AuthorityRule
 			if len(rule) > maxAuthorityRuleLen {
 				rule = "" // the registry refuses it; keep the domain, not the rule

@@ -92,6 +92,28 @@ func TestResearchRecords(t *testing.T) {
 	require.Equal(t, []seedengine.Partition{p}, d.Partitions)
 }
 
+// TestResearchReadsURLsAsBrowsers: a host with a space is invalid, not
+// repaired into a domain nobody submitted; an IP address is a valid URL
+// but not a domain; control characters in a path are escaped.
+func TestResearchReadsURLsAsBrowsers(t *testing.T) {
+	t.Parallel()
+	svc, _ := setup(t)
+	res, err := svc.Research(t.Context(), seedengine.ResearchInput{Partition: p, URLs: []string{
+		"http://exa mple.com/", "http://192.0.2.1/", "http://0x7f.1/", "http://[0:1:0:1:0:1:0:1]/", "http://localhost/",
+		"https://www.mom.gov.sg/a\x7fb",
+	}})
+	require.NoError(t, err)
+	require.Equal(t, []seedengine.URLFailure{
+		{Index: 0, URL: "http://exa mple.com/", Reason: discover.ReasonInvalidHost},
+		{Index: 1, URL: "http://192.0.2.1/", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 2, URL: "http://0x7f.1/", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 3, URL: "http://[0:1:0:1:0:1:0:1]/", Reason: discover.ReasonNoRegistrableDomain},
+		{Index: 4, URL: "http://localhost/", Reason: discover.ReasonNoRegistrableDomain},
+	}, res.Rejected)
+	require.Equal(t, 1, res.Accepted)
+	require.Equal(t, 1, res.Domains)
+}
+
 func TestResearchTruncatesRejectedURLs(t *testing.T) {
 	t.Parallel()
 	svc, _ := setup(t)
@@ -141,13 +163,16 @@ func TestRegisterChunk(t *testing.T) {
 	seen := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
 	ds := seedengine.Dataset{
 		Meta: seedengine.DatasetMeta{Country: "SG", Category: "news", Date: p.Date, DiscoveredAt: seen,
-			ResearchMethods: []string{}, Queries: []string{}, Engine: seedengine.EngineInfo{Name: "t", Version: "1"}, RecordCount: 5},
+			ResearchMethods: []string{}, Queries: []string{}, Engine: seedengine.EngineInfo{Name: "t", Version: "1"}, RecordCount: 7},
 		Records: []seedengine.DatasetRecord{
 			{RawURL: "https://www.mom.gov.sg/", DomainID: "gov:sg:mom.gov.sg", AuthorityRule: "suffix:gov.sg"},
 			{RawURL: "https://www.mom.gov.sg/a", DomainID: "gov:sg:mom.gov.sg"}, // a repeat
 			{RawURL: "https://www.nus.edu.sg/", DomainID: "not a domain id"},    // classified from raw_url
 			{RawURL: "javascript:alert(1)"},                                     // no domain
 			{NormalizedURL: "https://www.who.int/"},                             // no raw_url: normalized_url
+			// An IP address is not a domain, even in an old domain_id.
+			{RawURL: "https://192.0.2.10/", DomainID: "other:sg:192.0.2.10"},
+			{RawURL: "https://www.gov.sg/", DomainID: "other:sg:[2001:db8::1]"}, // classified from raw_url
 		},
 	}
 	var b bytes.Buffer
@@ -156,16 +181,16 @@ func TestRegisterChunk(t *testing.T) {
 
 	n, err := svc.RegisterChunk(t.Context(), seedengine.Partition{Country: "SG", Category: "news", Date: p.Date}, &b)
 	require.NoError(t, err)
-	require.Equal(t, 3, n)
+	require.Equal(t, 4, n)
 	got, total, err := domains.FindDomains(t.Context(), seedengine.DomainFilter{Partition: &p})
 	require.NoError(t, err)
-	require.Equal(t, 3, total)
+	require.Equal(t, 4, total)
 	var ids []string
 	for _, d := range got {
 		ids = append(ids, d.ID)
 		require.Equal(t, seen, d.FirstSeen.UTC(), "seen at meta.discovered_at")
 	}
-	require.Equal(t, []string{"edu:sg:nus.edu.sg", "gov:sg:mom.gov.sg", "ngo:intl:who.int"}, ids)
+	require.Equal(t, []string{"edu:sg:nus.edu.sg", "gov:sg:mom.gov.sg", "gov:sg:www.gov.sg", "ngo:intl:who.int"}, ids)
 	require.Equal(t, "suffix:gov.sg", got[1].AuthorityRule)
 
 	_, err = svc.RegisterChunk(t.Context(), p, strings.NewReader(`{"meta": [`))
