@@ -297,3 +297,30 @@ func TestMetadataSyncFailureHidesCredentials(t *testing.T) {
 	require.NotContains(t, string(r.body), "robot:")
 	require.Equal(t, "http://127.0.0.1:1/metadata.git", task.Remote)
 }
+
+// The research list and the snapshot agree on what a partition is: once
+// the last chunk of one is deleted, neither lists it.
+func TestSnapshotAgreesWithResearchAfterDelete(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		s := newStack(t, db, withMetadata(metadataOpts{}))
+		s.addResearch(t, "sg", "news", "2026-01-28", "https://www.mom.gov.sg/")
+		s.addResearch(t, "sg", "news", "2026-01-29", "https://www.mti.gov.sg/")
+		r := s.do(t, request{method: http.MethodDelete, path: "/api/v1/datasets/sg/news/2026-01-29/raw_0001"})
+		require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.body))
+
+		var list struct {
+			Total int `json:"total"`
+		}
+		r = s.get(t, "/api/v1/research", &list)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		snap, _ := s.snapshot(t)
+		require.Equal(t, 1, list.Total)
+		require.Equal(t, list.Total, snap.Totals.Partitions)
+		require.Equal(t, 1, snap.Totals.Chunks)
+		require.NotContains(t, snap.Countries["sg"]["news"], "2026-01-29")
+		var country map[string]any
+		r = s.get(t, "/api/v1/metadata/by-country/sg", &country)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	})
+}

@@ -196,7 +196,8 @@ func (db *DB) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 // partitions adds the partitions of country (of every country when empty)
 // to countries: the indexed chunks and known records of each (placeholders
 // left out, records of -1 counted as 0) and its domain links. A partition
-// with domains but no indexed chunk is included with Chunks 0.
+// without an indexed chunk is left out, as the research list leaves it
+// out, even when domains still link to it.
 //
 // The two aggregates run one after the other and meet in the map rather
 // than in a join: each streams through its own index in partition order,
@@ -241,6 +242,24 @@ func (s *MetadataService) partitions(ctx context.Context, tx *sql.Tx, country st
 	})
 	if err != nil {
 		return fmt.Errorf("domains by partition: %w", err)
+	}
+	// A partition is research that is there: one whose chunks were all
+	// deleted is gone from the research list, so it is gone from here too
+	// (its domains keep the link, shown by GET /api/v1/domains/{id}).
+	for c, cats := range countries {
+		for cat, dates := range cats {
+			for d, pc := range dates {
+				if pc.Chunks == 0 {
+					delete(dates, d)
+				}
+			}
+			if len(dates) == 0 {
+				delete(cats, cat)
+			}
+		}
+		if len(cats) == 0 {
+			delete(countries, c)
+		}
 	}
 	return nil
 }

@@ -64,7 +64,8 @@ var pSGEvents = seedengine.Partition{Country: "sg", Category: "events", Date: "2
 //	partitions  sg/news/01-28: chunks 1 (10 records) and 2 (unknown), a placeholder; 3 domains
 //	            sg/news/01-29: 1 chunk (4 records), no domains
 //	            sg/policy/01-28: 1 chunk (2 records), 1 domain
-//	            sg/events/01-30: no chunk, 1 domain
+//	            sg/events/01-30: no chunk, 1 domain (so no partition either:
+//	                             the research list does not show it)
 //	            jp/news/01-28: 1 chunk (1 record), 1 domain
 //	            fr/news/01-28: only a placeholder, so no partition
 //	domains     gov:sg:a.gov.sg, edu:sg:b.edu.sg, com:sg:c.com.sg, gov:sg:d.gov.sg, com:jp:e.co.jp
@@ -146,7 +147,7 @@ func TestMetadataSnapshot(t *testing.T) {
 		snap.GeneratedAt = time.Time{}
 		require.Equal(t, &seedengine.MetadataSnapshot{
 			Totals: seedengine.MetadataTotals{
-				Partitions: 5, Chunks: 5, Records: 17, Domains: 5,
+				Partitions: 4, Chunks: 5, Records: 17, Domains: 5,
 				DomainsByAuthority: map[string]int{"gov": 2, "edu": 1, "com": 2},
 				// Every registrable domain's latest verdict, registered or
 				// not; c.com.sg has none.
@@ -160,7 +161,6 @@ func TestMetadataSnapshot(t *testing.T) {
 						"2026-01-29": {Chunks: 1, Records: 4},
 					},
 					"policy": {"2026-01-28": {Chunks: 1, Records: 2, Domains: 1}},
-					"events": {"2026-01-30": {Domains: 1}},
 				},
 				"jp": {"news": {"2026-01-28": {Chunks: 1, Records: 1, Domains: 1}}},
 			},
@@ -182,7 +182,7 @@ func TestMetadataSnapshotDeterministic(t *testing.T) {
 		}
 		first := marshal()
 		require.Equal(t, string(first), string(marshal()))
-		require.Contains(t, string(first), `"countries":{"jp":{"news":{"2026-01-28":{"chunks":1,"records":1,"domains":1}}},"sg":{"events":`,
+		require.Contains(t, string(first), `"countries":{"jp":{"news":{"2026-01-28":{"chunks":1,"records":1,"domains":1}}},"sg":{"news":`,
 			"countries marshal in sorted key order")
 	})
 }
@@ -221,7 +221,7 @@ func TestCountryMetadata(t *testing.T) {
 		require.Equal(t, &seedengine.CountryMetadata{
 			Country: "sg",
 			Totals: seedengine.MetadataTotals{
-				Partitions: 4, Chunks: 4, Records: 16, Domains: 4,
+				Partitions: 3, Chunks: 4, Records: 16, Domains: 4,
 				DomainsByAuthority: map[string]int{"gov": 2, "edu": 1, "com": 1},
 				LivenessByVerdict:  map[string]int{"alive": 1, "dead": 1},
 				SeedsByStatus:      map[string]int{"draft": 1, "active": 1},
@@ -232,7 +232,6 @@ func TestCountryMetadata(t *testing.T) {
 					"2026-01-29": {Chunks: 1, Records: 4},
 				},
 				"policy": {"2026-01-28": {Chunks: 1, Records: 2, Domains: 1}},
-				"events": {"2026-01-30": {Domains: 1}},
 			},
 			SeedsByFetchType: map[string]int{"rss": 1, "atom": 1},
 		}, m)
@@ -272,7 +271,8 @@ func TestCountryMetadata(t *testing.T) {
 		m, err = s.CountryMetadata(ctx, "fr")
 		require.NoError(t, err)
 		require.Equal(t, 1, m.Totals.Domains)
-		require.Equal(t, map[string]map[string]seedengine.PartitionCounts{"news": {"2026-01-28": {Domains: 1}}}, m.Categories)
+		require.Empty(t, m.Categories, "a domain link without a chunk is no partition")
+		require.Zero(t, m.Totals.Partitions)
 	})
 }
 
