@@ -79,6 +79,11 @@ type PartitionSummary struct {
 	Domains int   `json:"domains"`
 }
 
+// MaxRawURLBytes caps a record's raw_url, and every URL research takes,
+// wherever it arrives: research urls and records, research batches and
+// saved datasets. The schema of each says so too.
+const MaxRawURLBytes = 8192
+
 // Page bounds of every partition list (DESIGN §6).
 const (
 	DefaultListLimit = 50
@@ -171,7 +176,8 @@ type DatasetService interface {
 	OpenChunk(ctx context.Context, p Partition, chunk int) (io.ReadCloser, ChunkInfo, error)
 	// SaveDataset validates the dataset read from r against p (streaming;
 	// EINVALID naming the first bad field) and writes it at the next free
-	// chunk number, never overwriting a chunk.
+	// chunk number, never overwriting a chunk. A zero p takes the
+	// partition the dataset's meta names (PartitionOfMeta).
 	SaveDataset(ctx context.Context, p Partition, r io.Reader) (ChunkInfo, error)
 	// DeleteChunk removes a chunk and its checkpoint. ENOTFOUND when
 	// missing.

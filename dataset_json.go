@@ -981,17 +981,30 @@ func jsonKind(t reflect.Type) string {
 // and every record has a raw_url, a well-formed domain_id and authority
 // when given, and a confidence in [0, 1]. The first problem is an EINVALID
 // error whose Field locates it (meta.country, records[12].domain_id);
-// errors of r itself are returned wrapped, not as EINVALID.
+// errors of r itself are returned wrapped, not as EINVALID. A zero p
+// takes the partition meta names (PartitionOfMeta).
 func ValidateDataset(r io.Reader, p Partition) (meta DatasetMeta, records int, err error) {
-	if err := p.Validate(); err != nil {
-		return DatasetMeta{}, 0, err
+	fromMeta := p == (Partition{})
+	if !fromMeta {
+		if err := p.Validate(); err != nil {
+			return DatasetMeta{}, 0, err
+		}
+	}
+	check := func(m *DatasetMeta) error {
+		if fromMeta {
+			var err error
+			if p, err = PartitionOfMeta(m); err != nil {
+				return err
+			}
+		}
+		return validateMeta(m, p)
 	}
 	dr := NewDatasetReader(r)
 	// Checking meta first, when it comes first, fails a dataset for the
 	// wrong partition without reading all of it.
 	metaChecked := false
 	if m, ok := dr.Meta(); ok {
-		if err := validateMeta(&m, p); err != nil {
+		if err := check(&m); err != nil {
 			return DatasetMeta{}, 0, err
 		}
 		metaChecked = true
@@ -1011,7 +1024,7 @@ func ValidateDataset(r io.Reader, p Partition) (meta DatasetMeta, records int, e
 		return DatasetMeta{}, 0, FieldErrorf("meta", "meta is required")
 	}
 	if !metaChecked {
-		if err := validateMeta(&m, p); err != nil {
+		if err := check(&m); err != nil {
 			return DatasetMeta{}, 0, err
 		}
 	}
@@ -1019,6 +1032,26 @@ func ValidateDataset(r io.Reader, p Partition) (meta DatasetMeta, records int, e
 		return DatasetMeta{}, 0, err
 	}
 	return m, records, nil
+}
+
+// PartitionOfMeta returns the partition a dataset's meta names: its
+// country (which must be upper case, as datasets write it), category and
+// date. EINVALID names the meta field at fault.
+func PartitionOfMeta(m *DatasetMeta) (Partition, error) {
+	p := Partition{Country: NormalizeCountry(m.Country), Category: m.Category, Date: m.Date}
+	if err := ValidateCountry(p.Country); err != nil {
+		return p, FieldErrorf("meta.country", "meta.%s", ErrorMessage(err))
+	}
+	if m.Country != strings.ToUpper(p.Country) {
+		return p, FieldErrorf("meta.country", "meta.country %q must be upper case (%q)", Truncate(m.Country, 16), strings.ToUpper(p.Country))
+	}
+	if err := ValidateCategory(p.Category); err != nil {
+		return p, FieldErrorf("meta.category", "meta.%s", ErrorMessage(err))
+	}
+	if err := ValidateDate(p.Date); err != nil {
+		return p, FieldErrorf("meta.date", "meta.%s", ErrorMessage(err))
+	}
+	return p, nil
 }
 
 // Validate checks d against partition p with the rules of
@@ -1065,6 +1098,9 @@ func validateRecord(i int, r *DatasetRecord) error {
 	at := func(f string) string { return "records[" + strconv.Itoa(i) + "]." + f }
 	if strings.TrimSpace(r.RawURL) == "" {
 		return FieldErrorf(at("raw_url"), "%s is required", at("raw_url"))
+	}
+	if len(r.RawURL) > MaxRawURLBytes {
+		return FieldErrorf(at("raw_url"), "%s is %d bytes; at most %d", at("raw_url"), len(r.RawURL), MaxRawURLBytes)
 	}
 	if r.DomainID != "" {
 		if _, _, _, err := ParseDomainID(r.DomainID); err != nil {

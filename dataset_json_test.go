@@ -500,8 +500,25 @@ func TestDatasetReaderBoundsEachValue(t *testing.T) {
 func TestDatasetReaderAcceptsValuesUpToTheLimit(t *testing.T) {
 	t.Parallel()
 	big := strings.Repeat("x", seedengine.MaxDatasetValue-200)
-	in := `{"meta":` + metaJSON(2) + `,"notes":"` + big + `","records":[` + goodRecord + `,{"raw_url":"https://a.example/` + big + `"}]}`
+	in := `{"meta":` + metaJSON(2) + `,"notes":"` + big + `","records":[` + goodRecord + `,{"raw_url":"https://a.example/","x_note":"` + big + `"}]}`
 	_, n, err := seedengine.ValidateDataset(strings.NewReader(in), testPartition)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
+}
+
+// raw_url has one limit everywhere URLs come in: research caps it at
+// MaxRawURLBytes, and so does a saved dataset.
+func TestDatasetRawURLLimit(t *testing.T) {
+	t.Parallel()
+	url := func(n int) string { return "https://a.example/" + strings.Repeat("x", n-len("https://a.example/")) }
+	for n, ok := range map[int]bool{seedengine.MaxRawURLBytes: true, seedengine.MaxRawURLBytes + 1: false, 1_000_000: false} {
+		in := `{"meta":` + metaJSON(1) + `,"records":[{"raw_url":"` + url(n) + `"}]}`
+		_, _, err := seedengine.ValidateDataset(strings.NewReader(in), testPartition)
+		if ok {
+			require.NoError(t, err, n)
+			continue
+		}
+		require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err), n)
+		require.Equal(t, "records[0].raw_url", seedengine.ErrorField(err), n)
+	}
 }

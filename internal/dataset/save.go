@@ -50,14 +50,18 @@ func DatasetID(p seedengine.Partition, n int) string {
 }
 
 // SaveDataset validates the dataset read from r against p and stores it,
-// byte for byte as sent, as the next chunk of p. The body streams through
+// byte for byte as sent, as the next chunk of p; a zero p takes the
+// partition the dataset's meta names. The body streams through
 // the validator into a temporary file, which is then uploaded: memory use
 // does not grow with the body, and nothing reaches the store unless the
 // whole dataset is valid. EINVALID names the first bad field; an error of
 // r itself (a body over its limit) is returned wrapped.
 func (s *Service) SaveDataset(ctx context.Context, p seedengine.Partition, r io.Reader) (seedengine.ChunkInfo, error) {
-	if err := p.Validate(); err != nil {
-		return seedengine.ChunkInfo{}, err
+	fromMeta := p == (seedengine.Partition{})
+	if !fromMeta {
+		if err := p.Validate(); err != nil {
+			return seedengine.ChunkInfo{}, err
+		}
 	}
 	f, err := os.CreateTemp(s.TempDir, "seedengine-dataset-*.json")
 	if err != nil {
@@ -70,9 +74,14 @@ func (s *Service) SaveDataset(ctx context.Context, p seedengine.Partition, r io.
 	bw := bufio.NewWriterSize(f, stageBuffer)
 	// ValidateDataset reads to the end of r (it rejects trailing data), so
 	// the tee sees every byte.
-	_, records, err := seedengine.ValidateDataset(io.TeeReader(r, bw), p)
+	meta, records, err := seedengine.ValidateDataset(io.TeeReader(r, bw), p)
 	if err != nil {
 		return seedengine.ChunkInfo{}, err
+	}
+	if fromMeta {
+		if p, err = seedengine.PartitionOfMeta(&meta); err != nil {
+			return seedengine.ChunkInfo{}, err // ValidateDataset checked it: never
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return seedengine.ChunkInfo{}, fmt.Errorf("stage dataset: %w", err)

@@ -84,6 +84,9 @@ func (s *Server) unauthorized(rw *respWriter, detail string) {
 // authDependencyProblem answers when keys cannot be checked. It fails
 // closed: 503 rather than letting the request through.
 func (s *Server) authDependencyProblem(st *reqState, err error) *Problem {
+	if clientGone(err) {
+		return clientClosedProblem(st, err)
+	}
 	st.logError("api key lookup failed", err)
 	return newProblem(st, http.StatusServiceUnavailable, seedengine.EUNAVAILABLE, "API keys cannot be checked right now")
 }

@@ -251,18 +251,42 @@ type chunkCreatedOutput struct {
 }
 
 func (s *Server) handleDatasetSave(ctx context.Context, in *datasetSaveInput) (*chunkCreatedOutput, error) {
-	if s.deps.Datasets == nil {
-		return nil, unavailable("datasets")
-	}
 	p, err := pathPartition(in.Country, in.Category, in.Date)
 	if err != nil {
 		return nil, err
 	}
-	body := in.body
+	return s.saveDataset(ctx, p, in.body)
+}
+
+// datasetSaveBodyInput is the body-only form of a save: the partition is
+// the one the dataset's meta names.
+type datasetSaveBodyInput struct{ body io.Reader }
+
+// Resolve implements huma.Resolver to hand the handler the request body.
+func (in *datasetSaveBodyInput) Resolve(hctx huma.Context) []error {
+	in.body = hctx.BodyReader()
+	return nil
+}
+
+func (s *Server) handleDatasetSaveBody(ctx context.Context, in *datasetSaveBodyInput) (*chunkCreatedOutput, error) {
+	return s.saveDataset(ctx, seedengine.Partition{}, in.body)
+}
+
+// saveDataset saves the dataset read from body as the next chunk of p, or
+// of the partition its meta names when p is zero.
+func (s *Server) saveDataset(ctx context.Context, p seedengine.Partition, body io.Reader) (*chunkCreatedOutput, error) {
+	if s.deps.Datasets == nil {
+		return nil, unavailable("datasets")
+	}
 	if body == nil {
 		body = strings.NewReader("")
 	}
 	info, err := s.deps.Datasets.SaveDataset(ctx, p, body)
+	if sb, ok := body.(*streamBody); ok && err != nil && sb.strict.Err() != nil {
+		// The decoder may trip over what the strict checks refused
+		// (a repeated member of another type): name the cause.
+		return nil, sb.strict.Err()
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return nil, seedengine.Errorf(seedengine.ETOOLARGE, "request body is larger than %d bytes", mbe.Limit)
@@ -277,12 +301,24 @@ func (s *Server) handleDatasetSave(ctx context.Context, in *datasetSaveInput) (*
 // body. Declared before registering, the body would make huma read it.
 func (s *Server) registerDatasetSave(api huma.API, op huma.Operation) {
 	huma.Register(api, op, s.handleDatasetSave)
+	documentDatasetBody(api, op, "An EnhancedResearchDataset for this partition: meta.country (upper case), category and date "+
+		"must name it (422 naming the meta field otherwise), meta.record_count must match, at least one record. Unknown fields are kept. "+
+		"Streamed and stored byte for byte; at most the server's body limit.")
+}
+
+// registerDatasetSaveBody registers the body-only save.
+func (s *Server) registerDatasetSaveBody(api huma.API, op huma.Operation) {
+	huma.Register(api, op, s.handleDatasetSaveBody)
+	documentDatasetBody(api, op, "An EnhancedResearchDataset: meta.country (upper case), meta.category and meta.date name "+
+		"the partition and are validated like the path form's (422 naming the meta field), meta.record_count must match, "+
+		"at least one record. Unknown fields are kept. Streamed and stored byte for byte; at most the server's body limit.")
+}
+
+func documentDatasetBody(api huma.API, op huma.Operation, desc string) {
 	if item := api.OpenAPI().Paths[op.Path]; item != nil && item.Post != nil {
 		item.Post.RequestBody = &huma.RequestBody{
-			Description: "An EnhancedResearchDataset for this partition: meta.country (upper case), category and date " +
-				"must name it, meta.record_count must match, at least one record. Unknown fields are kept. " +
-				"Streamed and stored byte for byte; at most the server's body limit.",
-			Required: true,
+			Description: desc,
+			Required:    true,
 			Content: map[string]*huma.MediaType{"application/json": {
 				Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[researchDataset](), true, ""),
 			}},
@@ -327,7 +363,7 @@ type datasetMeta struct {
 
 type datasetRecord struct {
 	_                struct{} `additionalProperties:"true"`
-	RawURL           string   `json:"raw_url" minLength:"1"`
+	RawURL           string   `json:"raw_url" minLength:"1" maxLength:"8192"`
 	NormalizedURL    string   `json:"normalized_url,omitempty"`
 	NormalizedDomain string   `json:"normalized_domain,omitempty"`
 	DomainID         string   `json:"domain_id,omitempty" example:"gov:sg:mom.gov.sg"`

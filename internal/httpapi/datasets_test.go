@@ -37,9 +37,10 @@ type dsEnv struct {
 }
 
 type dsOpts struct {
-	file    bool  // file store in a temporary directory instead of mem://
-	sql     bool  // the SQLite index instead of the in-memory one
-	maxBody int64 // Config.MaxDatasetBytes when set
+	file    bool          // file store in a temporary directory instead of mem://
+	sql     bool          // the SQLite index instead of the in-memory one
+	maxBody int64         // Config.MaxDatasetBytes when set
+	timeout time.Duration // Config.BodyReadTimeout when set
 }
 
 func setupDatasets(t *testing.T, o dsOpts) *dsEnv {
@@ -62,6 +63,7 @@ func setupDatasets(t *testing.T, o dsOpts) *dsEnv {
 		if o.maxBody > 0 {
 			c.MaxDatasetBytes = o.maxBody
 		}
+		c.BodyReadTimeout = o.timeout
 	})
 	return &dsEnv{
 		env:   e,
@@ -342,6 +344,7 @@ func TestDatasetConcurrentSavesGetDistinctNumbers(t *testing.T) {
 					req, _ := http.NewRequest(http.MethodPost, e.ts.URL+"/api/v1/datasets/sg/news/2026-01-28",
 						strings.NewReader(dsBody("sg", "news", "2026-01-28", i+1)))
 					req.Header.Set("Authorization", "Bearer "+e.write)
+					req.Header.Set("Content-Type", "application/json")
 					resp, err := e.ts.Client().Do(req)
 					if err != nil {
 						return
@@ -620,4 +623,46 @@ func TestDatasetChunkFailingMidStreamAbortsTheResponse(t *testing.T) {
 	}
 	require.Error(t, err, "the client must see the response cut off")
 	require.Eventually(t, func() bool { return len(e.logs.lines(t, "http_error")) == 1 }, 5*time.Second, 10*time.Millisecond)
+}
+
+// POST /api/v1/datasets is the form the service description names: the
+// partition is the one the dataset's meta names, validated like the path
+// form's.
+func TestDatasetSaveByBody(t *testing.T) {
+	t.Parallel()
+	e := setupDatasets(t, dsOpts{})
+	saveBody := func(body string) response {
+		return e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets", token: e.write, body: body})
+	}
+	body := dsBody("sg", "news", "2026-01-28", 2)
+	r := saveBody(body)
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	c := dsDecode[seedengine.ChunkInfo](t, r)
+	require.Equal(t, "raw/country=sg/category=news/date=2026-01-28/raw_0001.json", c.Key)
+	require.Equal(t, 2, c.Records)
+	require.Equal(t, "/api/v1/datasets/sg/news/2026-01-28/raw_0001", r.Header.Get("Location"))
+
+	// Both forms write to the same partition's numbers.
+	r = e.save(t, "sg", "news", "2026-01-28", dsBody("sg", "news", "2026-01-28", 1))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, 2, dsDecode[seedengine.ChunkInfo](t, r).Chunk)
+	// meta after records is read to the end first.
+	late := `{"records":[{"raw_url":"https://www.mom.gov.sg/"}],"meta":{"country":"JP","category":"policy","date":"2026-01-29","record_count":1}}`
+	r = saveBody(late)
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, "raw/country=jp/category=policy/date=2026-01-29/raw_0001.json", dsDecode[seedengine.ChunkInfo](t, r).Key)
+
+	good := dsBody("sg", "news", "2026-01-28", 1)
+	for _, tt := range []struct{ name, body, loc string }{
+		{"lower-case country", strings.Replace(good, `"country":"SG"`, `"country":"sg"`, 1), "body.meta.country"},
+		{"unknown country", strings.Replace(good, `"country":"SG"`, `"country":"ZZ"`, 1), "body.meta.country"},
+		{"no country", strings.Replace(good, `"country":"SG",`, ``, 1), "body.meta.country"},
+		{"bad category", strings.Replace(good, `"category":"news"`, `"category":"News!"`, 1), "body.meta.category"},
+		{"bad date", strings.Replace(good, `"date":"2026-01-28"`, `"date":"2026-02-30"`, 1), "body.meta.date"},
+		{"no meta", `{"records":[{"raw_url":"https://x.example/"}]}`, "body.meta"},
+	} {
+		p := saveBody(tt.body).problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Equal(t, []string{tt.loc}, locations(p), tt.name)
+	}
+	e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets", token: e.read, body: good}).problem(t, http.StatusForbidden, "forbidden")
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -165,6 +166,17 @@ func inPath(err error) error {
 // problem. Internal errors are logged with the request id and replaced by a
 // generic message, because their text may hold SQL, paths or addresses.
 func problemFromError(st *reqState, err error) *Problem {
+	if clientGone(err) {
+		return clientClosedProblem(st, err)
+	}
+	var se *strictError
+	if errors.As(err, &se) {
+		return se.problem(st)
+	}
+	var be *bodyReadError
+	if errors.As(err, &be) && isTimeout(be.err) {
+		return newProblem(st, http.StatusRequestTimeout, seedengine.EINVALID, "request body not received in time")
+	}
 	code := seedengine.ErrorCode(err)
 	status := HTTPStatus(code)
 	if status == http.StatusInternalServerError {
@@ -188,6 +200,46 @@ func problemFromError(st *reqState, err error) *Problem {
 		}}
 	}
 	return p
+}
+
+// StatusClientClosedRequest is what a request whose client went away
+// before its answer is recorded with (nginx's 499): not a server error,
+// so it stays out of the 5xx counts alerts watch. The client never sees
+// it.
+const StatusClientClosedRequest = 499
+
+// clientGone reports whether err is the request's context ending because
+// the client went away.
+func clientGone(err error) bool { return errors.Is(err, context.Canceled) }
+
+// clientClosedProblem records a request abandoned by its client: logged
+// at INFO, answered (to nobody) with 499.
+func clientClosedProblem(st *reqState, err error) *Problem {
+	if st != nil && st.srv != nil {
+		st.srv.logger.LogAttrs(context.Background(), slog.LevelInfo, "client closed request",
+			slog.String("event", "http_client_closed"),
+			slog.String("request_id", st.id),
+			slog.String("route", st.routeLabel()),
+			slog.String("error", errString(err)),
+		)
+	}
+	p := newProblem(st, StatusClientClosedRequest, seedengine.EINVALID, "the client closed the request")
+	p.Title = "Client Closed Request"
+	return p
+}
+
+// bodyReadError is an error reading the request body itself, as opposed
+// to one of the handler's own dependencies.
+type bodyReadError struct{ err error }
+
+func (e *bodyReadError) Error() string { return "read request body: " + e.err.Error() }
+func (e *bodyReadError) Unwrap() error { return e.err }
+
+// isTimeout reports whether err is a network timeout: a request body
+// that did not arrive by its read deadline.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // humaProblem builds the problem for every error huma creates: validation

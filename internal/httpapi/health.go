@@ -224,10 +224,18 @@ func (s *Server) handleRoot(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	writeOpenAPI(w, s.openapiJSON)
+}
+
+func (s *Server) handleOpenAPI30(w http.ResponseWriter, _ *http.Request) {
+	writeOpenAPI(w, s.openapi30JSON)
+}
+
+func writeOpenAPI(w http.ResponseWriter, doc []byte) {
 	h := w.Header()
 	h["Content-Type"] = []string{"application/openapi+json"}
-	h["Content-Length"] = []string{strconv.Itoa(len(s.openapiJSON))}
-	_, _ = w.Write(s.openapiJSON)
+	h["Content-Length"] = []string{strconv.Itoa(len(doc))}
+	_, _ = w.Write(doc)
 }
 
 // docsPage renders /openapi.json with Stoplight Elements, the renderer

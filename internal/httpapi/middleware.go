@@ -1,16 +1,22 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -113,7 +119,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw.st.id = s.requestID(r)
 	w.Header()["X-Request-Id"] = []string{rw.st.id}
 	defer s.finish(rw, r, start)
+	if !canonicalPath(r.URL.Path) {
+		// ServeMux would answer a redirect with an HTML body; a client of
+		// this API sent a path it did not mean.
+		writeProblem(rw, newProblem(&rw.st, http.StatusBadRequest, seedengine.EINVALID,
+			"the path has empty, \".\" or \"..\" segments; send it in canonical form"))
+		return
+	}
 	s.mux.ServeHTTP(rw, r)
+}
+
+// canonicalPath reports whether p is what ServeMux would not redirect:
+// absolute, without empty, "." or ".." segments (a trailing slash is
+// fine).
+func canonicalPath(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np == p
 }
 
 func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
@@ -146,6 +173,11 @@ func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
 	status := rw.status
 	if !rw.wroteHeader {
 		status = http.StatusOK // net/http sends 200 for a handler that wrote nothing
+	}
+	if status >= 500 && r.Context().Err() != nil {
+		// The client went away first: whatever failed after that was
+		// answered to nobody and is no server error.
+		status = StatusClientClosedRequest
 	}
 	end := time.Now()
 	dur := end.Sub(start)
@@ -216,10 +248,118 @@ func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
 			// The original writer, so net/http closes the connection
 			// after a body that was cut off.
 			r.Body = http.MaxBytesReader(rw.ResponseWriter, r.Body, limit)
+			if takesBody(r.Method) {
+				if p := s.checkBody(rw, r, rt); p != nil {
+					writeProblem(rw, p)
+					return
+				}
+			}
 		}
 		h.ServeHTTP(rw, r)
 	})
 }
+
+// minStreamRate is the slowest a streamed body may arrive on average,
+// after its first Config.BodyReadTimeout: a 512 MiB save at this rate takes
+// about two hours; one that falls behind gets 408.
+const minStreamRate = 64 << 10 // bytes per second
+
+func takesBody(method string) bool {
+	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
+}
+
+// jsonMediaType reports whether a Content-Type is JSON: application/json
+// or a +json type (application/merge-patch+json), any parameters.
+func jsonMediaType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+}
+
+// checkBody holds every request body to the same rules before a handler
+// sees it: a JSON Content-Type (415 otherwise, also when there is none),
+// arrival within Config.BodyReadTimeout (408), and strictJSON's checks (400 for
+// invalid UTF-8, 422 for a repeated key or a number out of range). A body
+// of a route that streams (dataset saves) is checked as it is read, with a
+// deadline that grows with what has arrived; every other body is read
+// whole here, as huma would read it anyway.
+func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem {
+	st := &rw.st
+	if !jsonMediaType(r.Header.Get("Content-Type")) {
+		what := "no Content-Type"
+		if ct := r.Header.Get("Content-Type"); ct != "" {
+			what = "Content-Type " + seedengine.Truncate(ct, 64)
+		}
+		return newProblem(st, http.StatusUnsupportedMediaType, seedengine.EINVALID,
+			"request bodies are JSON: send Content-Type: application/json (got "+what+")")
+	}
+	rc := http.NewResponseController(rw.ResponseWriter)
+	if rt.maxBody > 0 {
+		r.Body = &streamBody{r: r.Body, rc: rc, start: time.Now(), timeout: s.cfg.BodyReadTimeout}
+		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
+		return nil
+	}
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
+	body, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
+				"request body is larger than "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
+		case isTimeout(err):
+			return newProblem(st, http.StatusRequestTimeout, seedengine.EINVALID, "request body not received in time")
+		}
+		if r.Context().Err() != nil {
+			return clientClosedProblem(st, r.Context().Err())
+		}
+		return newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "request body ended early")
+	}
+	if se := checkJSON(body); se != nil {
+		return se.problem(st)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return nil
+}
+
+// streamBody is a streamed request body held to strictJSON and to a read
+// deadline that moves with what has arrived: the body read timeout, plus
+// one second per minStreamRate bytes. Its read errors are bodyReadErrors, so
+// a timeout is told from a handler's own.
+type streamBody struct {
+	r       io.ReadCloser
+	rc      *http.ResponseController
+	start   time.Time
+	timeout time.Duration
+	n       int64
+	strict  strictJSON
+}
+
+func (b *streamBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.n += int64(n)
+	if n > 0 {
+		_, _ = b.strict.Write(p[:n])
+		allowed := b.timeout + time.Duration(b.n/minStreamRate)*time.Second
+		_ = b.rc.SetReadDeadline(b.start.Add(allowed))
+	}
+	if err == io.EOF {
+		b.strict.Close()
+	}
+	if se := b.strict.Err(); se != nil {
+		return n, se
+	}
+	if err != nil && err != io.EOF {
+		return n, &bodyReadError{err: err}
+	}
+	return n, err
+}
+
+func (b *streamBody) Close() error { return b.r.Close() }
 
 // handleUnmatched answers every request no route matched: 405 with Allow
 // when the path is known, 404 otherwise, both as problems.

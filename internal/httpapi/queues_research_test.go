@@ -83,7 +83,7 @@ func TestResearchBatchValidation(t *testing.T) {
 		{"country missing", body("country", nil), "body.country"},
 		{"bad category", body("category", "News"), "body.category"},
 		{"bad date", body("date", "2026-02-30"), "body.date"},
-		{"url over 4096 bytes", body("urls", []string{"https://example.com/" + strings.Repeat("a", 4096)}), "body.urls[0]"},
+		{"url over 8192 bytes", body("urls", []string{"https://example.com/" + strings.Repeat("a", 8192)}), "body.urls[0]"},
 		{"research method over 200 bytes", body("research_methods", []string{strings.Repeat("m", 201)}), "body.research_methods[0]"},
 		{"more than 20 research methods", body("research_methods", slices.Repeat([]string{"search"}, 21)), "body.research_methods"},
 		{"query over 200 bytes", body("queries", []string{"ok", strings.Repeat("q", 201)}), "body.queries[1]"},

@@ -22,7 +22,7 @@ type researchCreateRequest struct {
 	Date            string                `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent." example:"2026-01-28"`
 	ResearchMethods []string              `json:"research_methods,omitempty" maxItems:"20" maxLength:"200" doc:"How the URLs were found, e.g. search, crawl."`
 	Queries         []string              `json:"queries,omitempty" maxItems:"50" maxLength:"200" doc:"Queries that found them."`
-	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" maxLength:"4096" doc:"URLs found for the partition, each at most 4096 bytes. Give urls or records, not both."`
+	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" maxLength:"8192" doc:"URLs found for the partition, each at most 8192 bytes. Give urls or records, not both."`
 	Records         []researchRecordInput `json:"records,omitempty" minItems:"1" maxItems:"10000" doc:"Records with a raw_url and optional hints; other fields are kept in the dataset. Give urls or records, not both."`
 }
 

@@ -382,7 +382,7 @@ func TestResearchCreateValidation(t *testing.T) {
 		{"missing country", base("urls", urls, "country", nil), "body.country"},
 		{"bad category", base("urls", urls, "category", "News!"), "body.category"},
 		{"not a date", base("urls", urls, "date", "2026-02-30"), "body.date"},
-		{"url over 4096 bytes", base("urls", []string{"https://example.com/" + strings.Repeat("a", 4096)}), "body.urls[0]"},
+		{"url over 8192 bytes", base("urls", []string{"https://example.com/" + strings.Repeat("a", 8192)}), "body.urls[0]"},
 		{"research method over 200 bytes", base("urls", urls, "research_methods", []string{strings.Repeat("m", 201)}), "body.research_methods[0]"},
 		{"more than 20 research methods", base("urls", urls, "research_methods", slices.Repeat([]string{"search"}, 21)), "body.research_methods"},
 		{"query over 200 bytes", base("urls", urls, "queries", []string{strings.Repeat("q", 201)}), "body.queries[0]"},

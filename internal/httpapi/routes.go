@@ -3,8 +3,8 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -70,6 +70,7 @@ func (s *Server) routeTable() []*route {
 		openRoute(get, "/health/live", "get-health-live", "Report that the process is alive", http.HandlerFunc(s.handleLive), docJSON[liveStatus]()),
 		openRoute(get, "/metrics", "get-metrics", "Prometheus metrics", s.metrics.handler, docText("Prometheus text exposition format.")),
 		openRoute(get, "/openapi.json", "get-openapi", "This OpenAPI 3.1 document", http.HandlerFunc(s.handleOpenAPI), nil),
+		openRoute(get, "/openapi-3.0.json", "get-openapi-3.0", "This OpenAPI document as OpenAPI 3.0.3, for tools that do not read 3.1", http.HandlerFunc(s.handleOpenAPI30), nil),
 		openRoute(get, "/docs", "get-docs", "Interactive API documentation", http.HandlerFunc(s.handleDocs), nil),
 
 		// Queues.
@@ -89,6 +90,7 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/datasets/stats", read, "get-dataset-stats", "Count partitions, chunks, records and bytes, by country and category", 0, handle(s.handleDatasetStats)),
 		apiRoute(get, "/api/v1/datasets/{country}/{category}/{date}", read, "list-dataset-chunks", "List the chunks of a partition", 0, handle(s.handleDatasetChunks)),
 		apiRoute(get, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", read, "get-dataset-chunk", "Download one raw dataset chunk as stored", 0, s.registerChunkGet),
+		withBodyLimit(apiRoute(post, "/api/v1/datasets", write, "save-dataset-body", "Save a raw dataset as the next chunk of the partition its meta names", http.StatusCreated, s.registerDatasetSaveBody), s.cfg.MaxDatasetBytes),
 		withBodyLimit(apiRoute(post, "/api/v1/datasets/{country}/{category}/{date}", write, "save-dataset", "Save a raw dataset as the partition's next chunk", http.StatusCreated, s.registerDatasetSave), s.cfg.MaxDatasetBytes),
 		apiRoute(del, "/api/v1/datasets/{country}/{category}/{date}/{chunk}", admin, "delete-dataset-chunk", "Delete one raw dataset chunk and its checkpoint", http.StatusNoContent, handle(s.handleChunkDelete)),
 
@@ -188,17 +190,23 @@ func (s *Server) operation(rt *route) huma.Operation {
 		// One byte over the limit, so that the MaxBytesReader set by the
 		// route middleware is what trips, with a 413 in our shape.
 		MaxBodyBytes:    s.bodyLimit(rt) + 1,
-		BodyReadTimeout: 30 * time.Second,
+		BodyReadTimeout: s.cfg.BodyReadTimeout,
 	}
-	var desc []string
-	if rt.Scope != "" {
+	if rt.Scope == "" {
+		// Explicitly public: no security at all would read as forgotten.
+		op.Security = []map[string][]string{}
+	} else {
 		op.Security = []map[string][]string{{"bearer": {}}}
-		desc = append(desc, "Needs an API key with the `"+string(rt.Scope)+"` scope.")
-		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests)
+		// 503: keys that cannot be checked fail closed, and every service
+		// behind a route may be down or not wired.
+		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 	}
 	switch rt.Method {
 	case post, pat, http.MethodPut:
-		op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity)
+		// Any body sent, even to a route that needs none, is held to the
+		// body rules (checkBody): 400, 408, 413, 415, 422.
+		op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge,
+			http.StatusUnsupportedMediaType, http.StatusUnprocessableEntity)
 	default:
 		if rt.register != nil {
 			op.Errors = append(op.Errors, http.StatusUnprocessableEntity)
@@ -207,9 +215,15 @@ func (s *Server) operation(rt *route) huma.Operation {
 	if strings.Contains(rt.Path, "{") && rt.register != nil {
 		op.Errors = append(op.Errors, http.StatusNotFound)
 	}
+	for _, e := range operationErrors[rt.OperationID] {
+		if !slices.Contains(op.Errors, e.status) {
+			op.Errors = append(op.Errors, e.status)
+		}
+	}
 	if rt.Scope != "" {
 		op.Errors = append(op.Errors, http.StatusInternalServerError)
 	}
-	op.Description = strings.Join(desc, "\n\n")
+	// The description is written by finishOpenAPI from the final
+	// responses.
 	return op
 }

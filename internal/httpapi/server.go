@@ -42,6 +42,10 @@ type Config struct {
 	// to disk while it is validated rather than held in memory; raw chunks
 	// of 20 MB and more are normal. Default 512 MiB.
 	MaxDatasetBytes int64
+	// BodyReadTimeout is how long a request body may take to arrive
+	// (408 after it); a streamed dataset save gets one more second per
+	// 64 KiB that has arrived. Default 30 s.
+	BodyReadTimeout time.Duration
 
 	// RateLimit is requests per second per API key, or per client IP for
 	// requests without a key; a negative value disables rate limiting.
@@ -80,6 +84,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxDatasetBytes <= 0 {
 		c.MaxDatasetBytes = DefaultMaxDatasetBytes
+	}
+	if c.BodyReadTimeout <= 0 {
+		c.BodyReadTimeout = 30 * time.Second
 	}
 	if c.RateLimit == 0 {
 		c.RateLimit = DefaultRateLimit
@@ -139,9 +146,10 @@ type Server struct {
 	keys    *keyCounter
 	ids     *idGen
 
-	openapiJSON []byte
-	rootJSON    []byte
-	versionJSON []byte // the version as a JSON string, for /health
+	openapiJSON   []byte // OpenAPI 3.1, as built
+	openapi30JSON []byte // the same, downgraded to OpenAPI 3.0.3
+	rootJSON      []byte
+	versionJSON   []byte // the version as a JSON string, for /health
 }
 
 // New builds the API. It panics when the route table is inconsistent, which
@@ -210,10 +218,14 @@ func New(cfg Config, deps Deps) *Server {
 		}
 	}
 	s.mux.HandleFunc("/", s.handleUnmatched)
+	s.finishOpenAPI()
 
 	var err error
 	if s.openapiJSON, err = json.Marshal(s.api.OpenAPI()); err != nil {
 		panic(fmt.Sprintf("httpapi: marshal OpenAPI document: %v", err))
+	}
+	if s.openapi30JSON, err = downgrade(s.api.OpenAPI()); err != nil {
+		panic(fmt.Sprintf("httpapi: downgrade OpenAPI document: %v", err))
 	}
 	if s.rootJSON, err = json.Marshal(s.rootBody()); err != nil {
 		panic(fmt.Sprintf("httpapi: marshal root document: %v", err))
@@ -250,7 +262,9 @@ func (s *Server) humaConfig() huma.Config {
 	c.Info.Description = "seedengine discovers web data sources by country and category (research) " +
 		"and decides how to retrieve them (seeds). Errors are RFC 9457 application/problem+json " +
 		"with a stable `code`. Authenticate with `Authorization: Bearer <key>`; read, write and admin " +
-		"scopes are ordered (admin includes write includes read)."
+		"scopes are ordered (admin includes write includes read). Every route that needs a key is rate limited " +
+		"per key: over the limit the answer is 429 with `Retry-After`."
+	documentServer(&c)
 	c.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {
 			Type:        "http",
