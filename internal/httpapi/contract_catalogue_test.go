@@ -23,7 +23,7 @@ import (
 // seed a person would choose. It fails naming the layout that did not.
 func TestContractBatchCatalogue(t *testing.T) {
 	t.Parallel()
-	entries, _, client := simwebtest.Catalogue(t, 5*time.Second)
+	entries, _, client := simwebtest.Catalogue(t, 10*time.Second)
 	d := contract.New(client, contract.Config{})
 
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {

@@ -304,6 +304,10 @@ func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem 
 	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
 	body, err := io.ReadAll(r.Body)
 	_ = r.Body.Close()
+	// The deadline is the body's, not the handler's: left in place, it
+	// would expire under a long handler, and net/http's background read
+	// would take that for a client gone and cancel the request.
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		switch {
@@ -349,6 +353,7 @@ func (b *streamBody) Read(p []byte) (int, error) {
 	}
 	if err == io.EOF {
 		b.strict.Close()
+		_ = b.rc.SetReadDeadline(time.Time{}) // see checkBody
 	}
 	if se := b.strict.Err(); se != nil {
 		return n, se

@@ -209,3 +209,32 @@ func TestClientGoneIs499NotServerError(t *testing.T) {
 	require.Contains(t, body, `seedengine_http_requests_total{method="GET",route="/api/v1/queues/stats",status="499"} 1`)
 	require.NotContains(t, body, `route="/api/v1/queues/stats",status="5`)
 }
+
+// slowBatches takes its time to create a batch.
+type slowBatches struct {
+	*fakeBatches
+	delay time.Duration
+}
+
+func (s slowBatches) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+	select {
+	case <-time.After(s.delay):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return s.fakeBatches.CreateBatch(ctx, b, chunks)
+}
+
+// The body's read deadline ends with the body: a handler that runs longer
+// than it is not cancelled (net/http's background read would take an
+// expired deadline for a client gone).
+func TestSlowHandlerAfterBodyIsNotCancelled(t *testing.T) {
+	t.Parallel()
+	e := setup(t, func(c *httpapi.Config, d *httpapi.Deps) {
+		c.BodyReadTimeout = 200 * time.Millisecond
+		d.Batches = slowBatches{fakeBatches: &fakeBatches{}, delay: 700 * time.Millisecond}
+	})
+	r := e.do(t, request{method: http.MethodPost, path: "/api/v1/queues/research",
+		body: `{"country":"sg","category":"news","urls":["https://www.mom.gov.sg/"]}`})
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+}

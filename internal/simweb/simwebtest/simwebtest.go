@@ -31,12 +31,14 @@ func Client(tb testing.TB, sites []simweb.Site, requestTimeout time.Duration) (*
 
 // Catalogue starts a simulated web serving the realistic site catalogue,
 // dated from now, and returns its entries, the web and a client that
-// reaches it.
+// reaches it. No catalogue host is dead, so its client waits for DNS as
+// long as a request: a loaded machine (CI beside other work) must not
+// turn a slow answer into a dead site.
 func Catalogue(tb testing.TB, requestTimeout time.Duration) ([]simweb.CatalogueEntry, *simweb.Web, *fetch.Client) {
 	tb.Helper()
 	w := Start(tb)
 	entries := w.AddCatalogue(time.Now())
-	return entries, w, NewClient(tb, w, requestTimeout)
+	return entries, w, newClient(tb, w, requestTimeout, requestTimeout, nil)
 }
 
 // Start starts an empty simulated web, closed when the test ends.
@@ -50,9 +52,15 @@ func Start(tb testing.TB) *simweb.Web {
 
 // NewClient returns an outbound client that reaches w: its DNS, its
 // connect-to entries (after connectTo, which come first) and CA, loopback
-// allowed, no per-host delay and short timeouts. It is closed when the
+// allowed, no per-host delay and short timeouts (DNS 400 ms, so the
+// dns_timeout scenario ends quickly). It is closed when the
 // test ends.
 func NewClient(tb testing.TB, w *simweb.Web, requestTimeout time.Duration, connectTo ...string) *fetch.Client {
+	tb.Helper()
+	return newClient(tb, w, requestTimeout, 400*time.Millisecond, connectTo)
+}
+
+func newClient(tb testing.TB, w *simweb.Web, requestTimeout, dnsTimeout time.Duration, connectTo []string) *fetch.Client {
 	tb.Helper()
 	ca, err := w.WriteCAFile(tb.TempDir())
 	require.NoError(tb, err)
@@ -64,7 +72,7 @@ func NewClient(tb testing.TB, w *simweb.Web, requestTimeout time.Duration, conne
 		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		PerHostDelay:   fetch.NoPerHostDelay,
 		ConnectTimeout: 2 * time.Second,
-		DNSTimeout:     400 * time.Millisecond,
+		DNSTimeout:     dnsTimeout,
 		RequestTimeout: requestTimeout,
 		MaxRetryAfter:  10 * time.Millisecond,
 	})
