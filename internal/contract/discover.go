@@ -871,6 +871,9 @@ func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
 	if err == nil {
 		c.Format, c.Items, c.Name = info.Format, info.Items, info.Title
 		c.Newest, c.Oldest = timePtr(info.Newest), timePtr(info.Oldest)
+		for _, it := range info.Latest {
+			c.Preview = append(c.Preview, PreviewItem{Title: it.Title, URL: it.Link, Date: timePtr(it.Published)})
+		}
 		return
 	}
 	if !errors.Is(err, feed.ErrNotFeed) {

@@ -135,6 +135,10 @@ func TestDiscoverEvidenceDetails(t *testing.T) {
 		require.Equal(t, "rss", f.Format)
 		require.Equal(t, 10, f.Items)
 		require.NotNil(t, f.Newest)
+		require.Len(t, f.Preview, 5, "the newest items, for a reviewer")
+		require.NotEmpty(t, f.Preview[0].Title)
+		require.Equal(t, *f.Newest, *f.Preview[0].Date)
+		require.True(t, f.Preview[0].Date.After(*f.Preview[4].Date), "newest first")
 		require.Equal(t, contract.RobotsAllowed, f.Robots)
 		sm := find(ev, contract.KindSitemap, "/sitemap.xml")
 		require.NotNil(t, sm)
@@ -155,6 +159,8 @@ func TestDiscoverEvidenceDetails(t *testing.T) {
 		require.Equal(t, contract.ViaRobots, news.Via)
 		require.True(t, news.Fetched)
 		require.Positive(t, news.NewsItems)
+		require.Len(t, news.Preview, 5)
+		require.NotEmpty(t, news.Preview[0].Title, "a news entry's title")
 		// The index robots.txt names first is read for the policy only:
 		// its children are listed, ranked, and left.
 		idx := find(ev, contract.KindSitemap, "/sitemap_index.xml")

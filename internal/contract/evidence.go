@@ -196,6 +196,17 @@ type Candidate struct {
 	Depth  int    `json:"depth,omitempty"`
 	// Score ranks section pages.
 	Score float64 `json:"score,omitempty"`
+	// Preview is what a reviewer reads to judge the candidate: a feed's
+	// newest items, a sitemap's newest entries (at most 5, newest first).
+	Preview []PreviewItem `json:"preview,omitempty"`
+}
+
+// PreviewItem is one item of a feed or entry of a sitemap, as a preview
+// shows it.
+type PreviewItem struct {
+	Title string     `json:"title,omitempty"`
+	URL   string     `json:"url"`
+	Date  *time.Time `json:"date,omitempty"`
 }
 
 // usable reports whether a fetched candidate produced content: a section

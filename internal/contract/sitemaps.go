@@ -35,10 +35,12 @@ func (r *run) fetchSitemap(ctx context.Context, c *Candidate) {
 	keep := r.d.cfg.MaxIndexChildren
 	var children []child
 	offSite := 0
+	var preview []PreviewItem
 	res, err := sitemap.Parse(resp.Body, sitemap.Options{}, func(e sitemap.Entry) error {
 		if !r.onSite(e.Loc) {
 			offSite++
 		}
+		preview = addPreview(preview, e)
 		ch := child{loc: e.Loc, mod: e.LastMod, prio: childPriority(e.Loc, e.LastMod, now)}
 		// Keep the best `keep` children, in a slice ordered by priority.
 		i := sort.Search(len(children), func(i int) bool { return children[i].prio < ch.prio })
@@ -76,6 +78,7 @@ func (r *run) fetchSitemap(ctx context.Context, c *Candidate) {
 	}
 	if res.Type != sitemap.TypeIndex {
 		c.Items = res.Entries
+		c.Preview = preview
 		r.addToParents(c)
 		return
 	}
@@ -133,4 +136,34 @@ func (r *run) addToParents(c *Candidate) {
 		}
 		p = pc.Parent
 	}
+}
+
+// addPreview keeps the newest entries of a sitemap (by news publication
+// date, else lastmod), newest first; undated entries only while there is
+// room.
+func addPreview(p []PreviewItem, e sitemap.Entry) []PreviewItem {
+	const keep = 5
+	it := PreviewItem{URL: e.Loc}
+	t := e.LastMod
+	if e.News != nil {
+		it.Title = e.News.Title
+		if !e.News.PublicationDate.IsZero() {
+			t = e.News.PublicationDate
+		}
+	}
+	it.Date = timePtr(t)
+	i := len(p)
+	for i > 0 && it.Date != nil && (p[i-1].Date == nil || it.Date.After(*p[i-1].Date)) {
+		i--
+	}
+	if i >= keep {
+		return p
+	}
+	p = append(p, PreviewItem{})
+	copy(p[i+1:], p[i:])
+	p[i] = it
+	if len(p) > keep {
+		p = p[:keep]
+	}
+	return p
 }

@@ -40,7 +40,20 @@ type Info struct {
 	Newest  time.Time // newest usable item time (UTC); zero when none
 	Oldest  time.Time // oldest usable item time (UTC); zero when none
 	Dated   int       // items with a usable time
+	// Latest are the newest items (at most MaxLatest), newest first;
+	// undated items follow the dated ones in document order.
+	Latest []Item
 }
+
+// Item is a feed item as a preview shows it.
+type Item struct {
+	Title     string    `json:"title"`
+	Link      string    `json:"link"`
+	Published time.Time `json:"published,omitzero"`
+}
+
+// MaxLatest caps Info.Latest.
+const MaxLatest = 5
 
 // Parse parses a fetched feed body (RSS, Atom or JSON Feed) with gofeed,
 // judging item times against the current time. See [ParseAt].
@@ -105,6 +118,7 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 		info.Format = FormatRSS
 	}
 	limit := now.Add(FutureSkew)
+	var undated []Item
 	for _, it := range f.Items {
 		if it == nil {
 			continue
@@ -113,10 +127,16 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 		if t == nil {
 			t = it.UpdatedParsed
 		}
+		item := Item{Title: cleanText(it.Title), Link: strings.TrimSpace(it.Link)}
 		if t == nil || t.Before(earliestItemTime) || t.After(limit) {
+			if len(undated) < MaxLatest {
+				undated = append(undated, item)
+			}
 			continue
 		}
 		u := t.UTC()
+		item.Published = u
+		info.Latest = insertLatest(info.Latest, item)
 		info.Dated++
 		if info.Newest.IsZero() || u.After(info.Newest) {
 			info.Newest = u
@@ -125,7 +145,30 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 			info.Oldest = u
 		}
 	}
+	for _, it := range undated {
+		if len(info.Latest) < MaxLatest {
+			info.Latest = append(info.Latest, it)
+		}
+	}
 	return info, nil
+}
+
+// insertLatest keeps the MaxLatest newest dated items, newest first.
+func insertLatest(latest []Item, it Item) []Item {
+	i := len(latest)
+	for i > 0 && it.Published.After(latest[i-1].Published) {
+		i--
+	}
+	if i >= MaxLatest {
+		return latest
+	}
+	latest = append(latest, Item{})
+	copy(latest[i+1:], latest[i:])
+	latest[i] = it
+	if len(latest) > MaxLatest {
+		latest = latest[:MaxLatest]
+	}
+	return latest
 }
 
 // stripControl returns body without the C0 control characters XML 1.0

@@ -1,8 +1,10 @@
 package feed_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,9 +109,32 @@ func TestParse(t *testing.T) {
 			t.Parallel()
 			got, err := feed.ParseAt(tt.body, now)
 			require.NoError(t, err)
+			got.Latest = nil // TestParseLatest
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+func TestParseLatest(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 28, 12, 0, 0, 0, time.UTC)
+	var items strings.Builder
+	for i, d := range []string{"26", "28", "20", "27", "", "25", "24", "23"} {
+		date := ""
+		if d != "" {
+			date = "<pubDate>Mon, " + d + " Jan 2026 08:00:00 GMT</pubDate>"
+		}
+		fmt.Fprintf(&items, "<item><title> Item  %d </title><link>https://x.example/%d</link>%s</item>", i, i, date)
+	}
+	info, err := feed.ParseAt([]byte(`<rss version="2.0"><channel><title>t</title>`+items.String()+`</channel></rss>`), now)
+	require.NoError(t, err)
+	var got []string
+	for _, it := range info.Latest {
+		got = append(got, it.Title+" "+it.Link)
+	}
+	require.Equal(t, []string{"Item 1 https://x.example/1", "Item 3 https://x.example/3", "Item 0 https://x.example/0",
+		"Item 5 https://x.example/5", "Item 6 https://x.example/6"}, got, "the five newest, newest first, titles cleaned")
+	require.Equal(t, time.Date(2026, 1, 28, 8, 0, 0, 0, time.UTC), info.Latest[0].Published)
 }
 
 func TestParseNotFeed(t *testing.T) {
