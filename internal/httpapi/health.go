@@ -15,6 +15,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/httpapi/docsassets"
 )
 
 // The open routes are plain net/http handlers writing bytes prepared in
@@ -238,8 +239,12 @@ func writeOpenAPI(w http.ResponseWriter, doc []byte) {
 	_, _ = w.Write(doc)
 }
 
-// docsPage renders /openapi.json with Stoplight Elements, the renderer
-// huma uses by default, with the same pinned, integrity-checked assets.
+// docsAssetPath is where the docs page's files are served. The version
+// in the path is what lets them be cached for good.
+const docsAssetPath = "/docs/assets/" + docsassets.Version + "/"
+
+// docsPage renders /openapi.json with Stoplight Elements, served from the
+// binary (internal/httpapi/docsassets) so the page needs no network.
 const docsPage = `<!doctype html>
 <html lang="en">
   <head>
@@ -247,8 +252,8 @@ const docsPage = `<!doctype html>
     <meta name="referrer" content="no-referrer">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>seedengine API reference</title>
-    <link rel="stylesheet" href="https://unpkg.com/@stoplight/elements@9.0.15/styles.min.css" crossorigin integrity="sha384-iVQBHadsD+eV0M5+ubRCEVXrXEBj+BqcuwjUwPoVJc0Pb1fmrhYSAhL+BFProHdV">
-    <script src="https://unpkg.com/@stoplight/elements@9.0.15/web-components.min.js" crossorigin integrity="sha384-xjOcq9PZ/k+pGtPS/xcsCRXGjKKfTlIa4H1IYEnC+97jNa6sAMWTNrV6hY08W3GL"></script>
+    <link rel="stylesheet" href="` + docsAssetPath + docsassets.Stylesheet + `">
+    <script src="` + docsAssetPath + docsassets.Script + `"></script>
   </head>
   <body style="height: 100vh;">
     <elements-api
@@ -261,16 +266,40 @@ const docsPage = `<!doctype html>
 </html>
 `
 
+// docsCSP lets the page load its own origin's scripts, styles and
+// documents only. Elements sets inline styles.
 const docsCSP = "default-src 'none'; base-uri 'none'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; " +
 	"sandbox allow-same-origin allow-scripts; " +
-	"script-src https://unpkg.com/@stoplight/elements@9.0.15/web-components.min.js; " +
-	"style-src 'unsafe-inline' https://unpkg.com/@stoplight/elements@9.0.15/styles.min.css"
+	"script-src 'self'; style-src 'self' 'unsafe-inline'"
 
 func (s *Server) handleDocs(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Security-Policy", docsCSP)
+	// Revalidated, so that a new version's asset paths are picked up.
+	h.Set("Cache-Control", "no-cache")
 	_, _ = w.Write([]byte(docsPage))
+}
+
+// handleDocsAsset serves the docs page's files. Their path holds the
+// viewer's version, so a response may be cached for good.
+func (s *Server) handleDocsAsset(w http.ResponseWriter, r *http.Request) {
+	a, ok := docsassets.Lookup(r.PathValue("file"))
+	if !ok || r.PathValue("version") != docsassets.Version {
+		st := &reqState{srv: s, path: r.URL.Path}
+		if rw, ok := w.(*respWriter); ok {
+			st = &rw.st
+		}
+		writeProblem(w, newProblem(st, http.StatusNotFound, seedengine.ENOTFOUND,
+			"no such docs asset; the page loads those under "+docsAssetPath))
+		return
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{a.ContentType}
+	h["Content-Length"] = []string{strconv.Itoa(len(a.Body))}
+	h["Cache-Control"] = []string{"public, max-age=31536000, immutable"}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	_, _ = w.Write(a.Body)
 }
 
 func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {

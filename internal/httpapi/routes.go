@@ -72,6 +72,7 @@ func (s *Server) routeTable() []*route {
 		openRoute(get, "/openapi.json", "get-openapi", "This OpenAPI 3.1 document", http.HandlerFunc(s.handleOpenAPI), nil),
 		openRoute(get, "/openapi-3.0.json", "get-openapi-3.0", "This OpenAPI document as OpenAPI 3.0.3, for tools that do not read 3.1", http.HandlerFunc(s.handleOpenAPI30), nil),
 		openRoute(get, "/docs", "get-docs", "Interactive API documentation", http.HandlerFunc(s.handleDocs), nil),
+		openRoute(get, "/docs/assets/{version}/{file}", "get-docs-asset", "A file of the documentation page's viewer", http.HandlerFunc(s.handleDocsAsset), nil),
 
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
@@ -189,8 +190,11 @@ func (s *Server) operation(rt *route) huma.Operation {
 		DefaultStatus: rt.status,
 		// One byte over the limit, so that the MaxBytesReader set by the
 		// route middleware is what trips, with a 413 in our shape.
-		MaxBodyBytes:    s.bodyLimit(rt) + 1,
-		BodyReadTimeout: s.cfg.BodyReadTimeout,
+		MaxBodyBytes: s.bodyLimit(rt) + 1,
+		// The route middleware reads bodies under their deadline
+		// (checkBody); huma's would outlive the read and cancel a
+		// handler that runs longer than it.
+		BodyReadTimeout: -1,
 	}
 	if rt.Scope == "" {
 		// Explicitly public: no security at all would read as forgotten.

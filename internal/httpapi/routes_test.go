@@ -34,6 +34,7 @@ func TestRouteTable(t *testing.T) {
 		{"GET", "/openapi.json", open},
 		{"GET", "/openapi-3.0.json", open},
 		{"GET", "/docs", open},
+		{"GET", "/docs/assets/{version}/{file}", open},
 		{"POST", "/api/v1/queues/research", write},
 		{"POST", "/api/v1/queues/liveness", write},
 		{"POST", "/api/v1/queues/contract", write},
