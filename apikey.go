@@ -86,6 +86,10 @@ type APIKeyService interface {
 	// EUNAUTHORIZED when no active key matches.
 	FindAPIKeyByToken(ctx context.Context, token string) (*APIKey, error)
 
+	// FindAPIKeyByID returns the key with id, revoked or not. ENOTFOUND
+	// when there is none.
+	FindAPIKeyByID(ctx context.Context, id string) (*APIKey, error)
+
 	// FindAPIKeys returns every key, revoked ones included, oldest first.
 	FindAPIKeys(ctx context.Context) ([]*APIKey, error)
 

@@ -68,6 +68,18 @@ func (f *fakeKeys) FindAPIKeyByToken(_ context.Context, token string) (*seedengi
 	return &cp, nil
 }
 
+func (f *fakeKeys) FindAPIKeyByID(_ context.Context, id string) (*seedengine.APIKey, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, k := range f.keys {
+		if k.ID == id {
+			cp := *k
+			return &cp, nil
+		}
+	}
+	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no such key")
+}
+
 func (f *fakeKeys) FindAPIKeys(context.Context) ([]*seedengine.APIKey, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -104,6 +104,19 @@ func errInvalidKey() error {
 	return seedengine.Errorf(seedengine.EUNAUTHORIZED, "invalid or revoked API key")
 }
 
+// FindAPIKeyByID returns the key with id, revoked or not. ENOTFOUND when
+// there is none.
+func (s *APIKeyService) FindAPIKeyByID(ctx context.Context, id string) (*seedengine.APIKey, error) {
+	k, err := scanAPIKey(s.db.reader.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = $1`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key %q", seedengine.Truncate(id, 64))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find api key %q: %w", id, err)
+	}
+	return k, nil
+}
+
 // FindAPIKeys returns every key, revoked ones included, oldest first.
 func (s *APIKeyService) FindAPIKeys(ctx context.Context) ([]*seedengine.APIKey, error) {
 	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys ORDER BY created_at, id`)
