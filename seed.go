@@ -443,6 +443,12 @@ type SeedFilter struct {
 	SourceType SourceType
 	FetchType  FetchType
 	DomainID   string
+	// Authority keeps the seeds of domains of one authority (the first
+	// part of the domain_id).
+	Authority Authority
+	// MinConfidence keeps the seeds whose confidence is at least it;
+	// 0 keeps all.
+	MinConfidence float64
 	// After, when set, pages by key: only seeds whose seed_id sorts after
 	// it (the last seed_id of the previous page). Deep pages then cost
 	// what the first does; Offset must be 0 with it.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/console"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
@@ -269,6 +270,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		if n == 0 {
 			log.Warn("no API keys: the API is open to anyone who can reach the loopback address", "event", "auth_open")
 		}
+		// The console calls the API on its users' behalf, and the API
+		// serves the console's pages: one is built with a late-bound
+		// reference to the other.
+		var con *console.Console
+		consoleHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) })
 		api := httpapi.New(httpapi.Config{
 			Logger:          log,
 			Version:         version(),
@@ -291,6 +297,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			Domains:      a.domains,
 			Liveness:     a.liveness,
 			Seeds:        a.seeds,
+			Objects:      dataset.Objects(a.blobs),
+			Console:      consoleHandler,
 			DeadLetters:  a.queue,
 			Metadata:     a.metadata,
 			MetadataSync: a.metadata,
@@ -299,6 +307,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 				"object_store": seedengine.CheckerFunc(a.blobs.Check),
 				"queue":        seedengine.CheckerFunc(a.queue.Check),
 			},
+		})
+		con = console.New(console.Config{Version: version(), Logger: log}, console.Deps{
+			API:      api,
+			Keys:     a.keys,
+			Sessions: sqlstore.NewConsoleSessionService(a.db),
 		})
 		ln, err = net.Listen("tcp", c.Addr)
 		if err != nil {

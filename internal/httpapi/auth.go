@@ -21,6 +21,20 @@ import (
 // token guessing.
 func (s *Server) authorize(rw *respWriter, r *http.Request, rt *route) bool {
 	st := &rw.st
+	if key, ok := r.Context().Value(actingKey{}).(*seedengine.APIKey); ok && key != nil {
+		// An in-process request on a key's behalf (ServeAs): the key was
+		// checked by the caller; its scope and rate limit still apply.
+		st.key = key
+		if !s.allow(rw, "key:"+key.ID) {
+			return false
+		}
+		if !key.Scope.Allows(rt.Scope) {
+			writeProblem(rw, newProblem(st, http.StatusForbidden, seedengine.EFORBIDDEN,
+				"this route needs the "+string(rt.Scope)+" scope; the key has "+string(key.Scope)))
+			return false
+		}
+		return true
+	}
 	token, present, wellFormed := bearerToken(r)
 	if present {
 		if !wellFormed || s.deps.APIKeys == nil {
@@ -159,4 +173,17 @@ func (c *keyCounter) count(ctx context.Context) (int, error) {
 func (c *keyCounter) invalidate() {
 	c.gen.Add(1)
 	c.cur.Store(nil)
+}
+
+// actingKey is the context key of ServeAs. Its type is unexported, so no
+// request from the network can carry it.
+type actingKey struct{}
+
+// ServeAs serves r as if it had come with key's bearer token: the same
+// routes, validation, scope checks, rate limit, access log and metrics,
+// the key's name as the actor. The operator console serves people signed
+// in with a key through it, holding a session for the key and never its
+// token. The caller must have checked that key is active.
+func (s *Server) ServeAs(w http.ResponseWriter, r *http.Request, key *seedengine.APIKey) {
+	s.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), actingKey{}, key)))
 }

@@ -144,6 +144,12 @@ func TestContractBatchOnSimulatedWeb(t *testing.T) {
 			require.NoError(t, err)
 			var ev contract.Evidence
 			require.NoError(t, json.Unmarshal(raw, &ev))
+			// The API serves the same object.
+			er := s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape(id) + "/evidence"})
+			require.Equal(t, http.StatusOK, er.StatusCode, string(er.body))
+			require.Equal(t, "application/json", er.Header.Get("Content-Type"))
+			require.Equal(t, sd.Evidence.Key, er.Header.Get("X-Evidence-Key"))
+			require.Equal(t, raw, er.body)
 			require.Equal(t, strings.TrimSuffix(id, "::news"), ev.DomainID)
 			require.Equal(t, sd.Evidence.Requests, ev.Spent.Requests)
 			require.Equal(t, 40, ev.Spent.MaxRequests)

@@ -333,3 +333,16 @@ func docText(desc string) func(huma.Registry, *huma.Operation) {
 		}}
 	}
 }
+
+// handleConsole hands /console/ to the operator console, when there is one.
+func (s *Server) handleConsole(w http.ResponseWriter, r *http.Request) {
+	if s.deps.Console == nil {
+		st := &reqState{srv: s, path: r.URL.Path}
+		if rw, ok := w.(*respWriter); ok {
+			st = &rw.st
+		}
+		writeProblem(w, newProblem(st, http.StatusNotFound, seedengine.ENOTFOUND, "this server has no console"))
+		return
+	}
+	s.deps.Console.ServeHTTP(w, r)
+}

@@ -154,6 +154,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Domains = s.domains
 		d.Liveness = s.liveness
 		d.Seeds = s.seeds
+		d.Objects = dataset.Objects(s.blobs)
 		d.DeadLetters = s.queue
 		if s.metadata != nil {
 			d.Metadata, d.MetadataSync = s.metadata, s.metadata

@@ -74,6 +74,12 @@ func (s *Server) routeTable() []*route {
 		openRoute(get, "/docs", "get-docs", "Interactive API documentation", http.HandlerFunc(s.handleDocs), nil),
 		openRoute(get, "/docs/assets/{version}/{file}", "get-docs-asset", "A file of the documentation page's viewer", http.HandlerFunc(s.handleDocsAsset), nil),
 
+		// The operator console (internal/console): pages for people, with
+		// a session sign-in of their own; its actions are API requests
+		// made on the signed-in key's behalf (ServeAs).
+		openRoute(get, "/console/", "console", "The operator console (HTML pages)", http.HandlerFunc(s.handleConsole), nil),
+		openRoute(post, "/console/", "console-forms", "The operator console's forms", http.HandlerFunc(s.handleConsole), nil),
+
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
 		apiRoute(post, "/api/v1/queues/liveness", write, "enqueue-liveness", "Queue a liveness batch of domains", http.StatusAccepted, handle(s.handleLivenessEnqueue)),
@@ -117,6 +123,7 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed with its status history", 0, handleSeed(s.handleSeedGet)),
 		apiRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed's editable fields with a JSON merge patch", 0, s.registerSeedUpdate),
 		apiRoute(get, "/api/v1/seeds/{seedId}/versions", read, "list-seed-versions", "List a seed's contract versions, newest first", 0, handleSeed(s.handleSeedVersions)),
+		apiRoute(get, "/api/v1/seeds/{seedId}/evidence", read, "get-seed-evidence", "Get the evidence of a seed's latest contract run, as stored", 0, s.registerSeedEvidence),
 		apiRoute(post, "/api/v1/seeds/promote", admin, "promote-seed", "Promote a draft seed to active", 0, handleSeed(s.handleSeedPromote)),
 		apiRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedSuspend))),
 		apiRoute(post, "/api/v1/seeds/{seedId}/reactivate", admin, "reactivate-seed", "Reactivate a suspended seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedReactivate))),
@@ -174,6 +181,9 @@ func routeGroup(path string) (group, basePath string) {
 	}
 	if path == "/health" || strings.HasPrefix(path, "/health/") {
 		return "health", "/health"
+	}
+	if strings.HasPrefix(path, "/console/") {
+		return "console", "/console/"
 	}
 	return "service", "/"
 }

@@ -155,6 +155,8 @@ func TestUnknownFilterValuesAre422(t *testing.T) {
 		{"/api/v1/seeds?source_type=junk", "query.source_type"},
 		{"/api/v1/seeds?fetch_type=junk", "query.fetch_type"},
 		{"/api/v1/seeds?domain_id=junk", "query.domain_id"},
+		{"/api/v1/seeds?authority=junk", "query.authority"},
+		{"/api/v1/seeds?min_confidence=2", "query.min_confidence"},
 	} {
 		p := s.do(t, request{path: tt.path}).problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, locations(p), tt.loc, tt.path)

@@ -154,15 +154,17 @@ func parseSeedID(raw, loc, field string) (string, error) {
 // List.
 
 type seedListInput struct {
-	Country    string `query:"country" maxLength:"8" doc:"Only seeds of this country: ISO 3166-1 alpha-2 or intl, any case." example:"sg"`
-	Category   string `query:"category" maxLength:"40" doc:"Only seeds of this category." example:"news"`
-	Status     string `query:"status" enum:"draft,active,suspended,archived" doc:"Only seeds in this status."`
-	SourceType string `query:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Only seeds of this source type."`
-	FetchType  string `query:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"Only seeds read this way."`
-	DomainID   string `query:"domain_id" maxLength:"300" doc:"Only seeds of this domain." example:"gov:sg:mom.gov.sg"`
-	After      string `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
-	Limit      int    `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
-	Offset     int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
+	Country    string  `query:"country" maxLength:"8" doc:"Only seeds of this country: ISO 3166-1 alpha-2 or intl, any case." example:"sg"`
+	Category   string  `query:"category" maxLength:"40" doc:"Only seeds of this category." example:"news"`
+	Status     string  `query:"status" enum:"draft,active,suspended,archived" doc:"Only seeds in this status."`
+	SourceType string  `query:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Only seeds of this source type."`
+	FetchType  string  `query:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"Only seeds read this way."`
+	DomainID   string  `query:"domain_id" maxLength:"300" doc:"Only seeds of this domain." example:"gov:sg:mom.gov.sg"`
+	Authority  string  `query:"authority" enum:"gov,mil,edu,ngo,org,media,com,other" doc:"Only seeds of domains of this authority (the domain_id's first part)."`
+	MinConf    float64 `query:"min_confidence" minimum:"0" maximum:"1" doc:"Only seeds whose confidence is at least this."`
+	After      string  `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
+	Limit      int     `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
+	Offset     int     `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
 type seedList struct {
@@ -182,15 +184,17 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 		return nil, unavailable("seeds")
 	}
 	f := seedengine.SeedFilter{
-		Country:    in.Country,
-		Category:   in.Category,
-		Status:     seedengine.SeedStatus(in.Status),
-		SourceType: seedengine.SourceType(in.SourceType),
-		FetchType:  seedengine.FetchType(in.FetchType),
-		DomainID:   strings.ToLower(in.DomainID),
-		After:      strings.ToLower(in.After),
-		Limit:      in.Limit,
-		Offset:     in.Offset,
+		Country:       in.Country,
+		Category:      in.Category,
+		Status:        seedengine.SeedStatus(in.Status),
+		SourceType:    seedengine.SourceType(in.SourceType),
+		FetchType:     seedengine.FetchType(in.FetchType),
+		DomainID:      strings.ToLower(in.DomainID),
+		Authority:     seedengine.Authority(in.Authority),
+		MinConfidence: in.MinConf,
+		After:         strings.ToLower(in.After),
+		Limit:         in.Limit,
+		Offset:        in.Offset,
 	}
 	items, total, err := s.deps.Seeds.FindSeeds(ctx, f)
 	if err != nil {

@@ -504,3 +504,14 @@ type nopEnqueuer struct{}
 func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
 	return nil
 }
+
+// A seed made by hand has no contract run behind it: its evidence is 404.
+func TestSeedEvidenceOfHandMadeSeedIs404(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, sqlstoretest.OpenSQLite(t))
+	r := s.post(t, "/api/v1/seeds", seedBody("gov:sg:mom.gov.sg"))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	p := s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news") + "/evidence"}).problem(t, http.StatusNotFound, "not_found")
+	require.Contains(t, p.Detail, "by hand")
+	s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape("gov:sg:nope.gov.sg::news") + "/evidence"}).problem(t, http.StatusNotFound, "not_found")
+}

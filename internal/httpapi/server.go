@@ -122,6 +122,11 @@ type Deps struct {
 	Metadata     seedengine.MetadataService
 	MetadataSync seedengine.MetadataSyncer
 	Seeds        seedengine.SeedService
+	// Objects reads seeds' contract evidence from the object store.
+	Objects seedengine.ObjectStore
+	// Console serves the operator console under /console/
+	// (internal/console); nil answers 404 there.
+	Console http.Handler
 }
 
 // Server is the HTTP API: the route table registered on a net/http

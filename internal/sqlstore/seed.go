@@ -656,6 +656,21 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		args = append(args, f.DomainID+"::", f.DomainID+":;")
 		where = append(where, fmt.Sprintf("seed_id >= $%d AND seed_id < $%d", len(args)-1, len(args)))
 	}
+	if f.Authority != "" {
+		if !f.Authority.Valid() {
+			return nil, 0, seedengine.FieldErrorf("authority", "authority %q is not one of gov, mil, edu, ngo, org, media, com, other", seedengine.Truncate(string(f.Authority), 40))
+		}
+		// A prefix range of the primary key too: "gov:" up to "gov;".
+		args = append(args, string(f.Authority)+":", string(f.Authority)+";")
+		where = append(where, fmt.Sprintf("seed_id >= $%d AND seed_id < $%d", len(args)-1, len(args)))
+	}
+	if f.MinConfidence != 0 {
+		if f.MinConfidence < 0 || f.MinConfidence > 1 {
+			return nil, 0, seedengine.FieldErrorf("min_confidence", "min_confidence must be between 0 and 1")
+		}
+		args = append(args, f.MinConfidence)
+		where = append(where, "confidence >= $"+strconv.Itoa(len(args)))
+	}
 	total := -1 // not counted yet
 	if f.After != "" {
 		if f.Offset != 0 {
@@ -708,11 +723,12 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 
 // countSeeds counts the seeds matching where: from seed_counts for the
 // filters it holds (the first counted conditions, with the first
-// countArgs arguments), directly for a domain_id range.
+// countArgs arguments), directly for a domain_id or authority range or a
+// confidence floor.
 func (s *SeedService) countSeeds(ctx context.Context, f seedengine.SeedFilter, where []string, args []any, counted, countArgs int) (int, error) {
 	var total int
 	var err error
-	if f.DomainID != "" {
+	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 {
 		cond := " WHERE " + strings.Join(where, " AND ")
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
 	} else {

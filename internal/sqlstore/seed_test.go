@@ -128,6 +128,7 @@ func TestFindSeeds(t *testing.T) {
 			if id == "media:jp:nhk.or.jp" {
 				sd.Category = "policy"
 				sd.Fetch.Type = seedengine.FetchSitemap
+				sd.Confidence = 0.96
 			}
 			require.NoError(t, s.CreateSeed(ctx, sd, "a"))
 		}
@@ -171,6 +172,11 @@ func TestFindSeeds(t *testing.T) {
 			{seedengine.SeedFilter{DomainID: "gov:sg:mom.gov.sg", Status: seedengine.SeedDraft, Limit: 1}, []string{"gov:sg:mom.gov.sg::press_release"}, 1},
 			{seedengine.SeedFilter{DomainID: "gov:sg:mom.gov.sg", Limit: 1}, []string{"gov:sg:mom.gov.sg::news"}, 2},
 			{seedengine.SeedFilter{DomainID: "gov:sg:mom.gov", Limit: 1}, []string{}, 0},
+			{seedengine.SeedFilter{Authority: seedengine.AuthorityCom}, []string{"com:sg:a1.example::news", "com:sg:a_.example::news"}, 2},
+			{seedengine.SeedFilter{Authority: seedengine.AuthorityCom, Limit: 1}, []string{"com:sg:a1.example::news"}, 2},
+			{seedengine.SeedFilter{Authority: seedengine.AuthorityGov, Status: seedengine.SeedDraft}, []string{"gov:sg:mom.gov.sg::press_release"}, 1},
+			{seedengine.SeedFilter{MinConfidence: 0.95, Limit: 1}, []string{"media:jp:nhk.or.jp::news"}, 1},
+			{seedengine.SeedFilter{MinConfidence: 0.5, Country: "jp"}, []string{"media:jp:nhk.or.jp::news"}, 1},
 			{seedengine.SeedFilter{Limit: 1000}, got, 6},
 		} {
 			g, total := ids(tt.f)
@@ -191,6 +197,8 @@ func TestFindSeeds(t *testing.T) {
 			{seedengine.SeedFilter{SourceType: "army"}, "source_type"},
 			{seedengine.SeedFilter{FetchType: "gopher"}, "fetch_type"},
 			{seedengine.SeedFilter{DomainID: "mom.gov.sg"}, "domain_id"},
+			{seedengine.SeedFilter{Authority: "army"}, "authority"},
+			{seedengine.SeedFilter{MinConfidence: 1.5}, "min_confidence"},
 		} {
 			_, _, err := s.FindSeeds(ctx, tt.f)
 			requireSeedErr(t, seedengine.EINVALID, tt.field, err)

@@ -1,0 +1,402 @@
+package console_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/console"
+	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+type nopEnqueuer struct{}
+
+func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
+	return nil
+}
+
+// clock is a settable clock for session expiry.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// env is a server with the API and the console on one SQLite store.
+type env struct {
+	ts                  *httptest.Server
+	db                  *sqlstore.DB
+	keys                *sqlstore.APIKeyService
+	seeds               *sqlstore.SeedService
+	blobs               *blobstore.Store
+	clock               *clock
+	admin, write, reads string // tokens
+}
+
+func setup(t *testing.T, tls bool) *env {
+	t.Helper()
+	db := sqlstoretest.OpenSQLite(t)
+	blobs, err := blobstore.Open(t.Context(), "mem://")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = blobs.Close() })
+	e := &env{db: db, keys: sqlstore.NewAPIKeyService(db), seeds: sqlstore.NewSeedService(db), blobs: blobs,
+		clock: &clock{t: time.Now().UTC()}}
+	batches := sqlstore.NewBatchService(db)
+	batches.Enqueuer = nopEnqueuer{}
+	var con *console.Console
+	api := httpapi.New(httpapi.Config{RateLimit: -1}, httpapi.Deps{
+		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: dataset.Objects(blobs),
+		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
+	})
+	con = console.New(console.Config{Version: "test", Now: e.clock.Now, IdleTimeout: time.Hour, MaxAge: 24 * time.Hour},
+		console.Deps{API: api, Keys: e.keys, Sessions: sqlstore.NewConsoleSessionService(db)})
+	if tls {
+		e.ts = httptest.NewTLSServer(api.Handler())
+	} else {
+		e.ts = httptest.NewServer(api.Handler())
+	}
+	t.Cleanup(e.ts.Close)
+	for _, k := range []struct {
+		dst   *string
+		name  string
+		scope seedengine.Scope
+	}{{&e.admin, "alice", seedengine.ScopeAdmin}, {&e.write, "bob", seedengine.ScopeWrite}, {&e.reads, "dana", seedengine.ScopeRead}} {
+		_, tok, err := e.keys.CreateAPIKey(t.Context(), k.name, k.scope)
+		require.NoError(t, err)
+		*k.dst = tok
+	}
+	return e
+}
+
+// browser is a cookie-keeping client that does not follow redirects.
+type browser struct {
+	t   *testing.T
+	e   *env
+	c   *http.Client
+	jar http.CookieJar
+}
+
+func (e *env) browser(t *testing.T) *browser {
+	jar, err := cookiejar.New(nil)
+	require.NoError(t, err)
+	c := e.ts.Client()
+	cc := *c
+	cc.Jar = jar
+	cc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &browser{t: t, e: e, c: &cc, jar: jar}
+}
+
+type page struct {
+	*http.Response
+	body string
+}
+
+func (b *browser) do(method, path string, form url.Values) page {
+	b.t.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req, err := http.NewRequest(method, b.e.ts.URL+path, body)
+	require.NoError(b.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", b.e.ts.URL)
+	}
+	resp, err := b.c.Do(req)
+	require.NoError(b.t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(b.t, err)
+	return page{resp, string(raw)}
+}
+
+func (b *browser) get(path string) page { b.t.Helper(); return b.do(http.MethodGet, path, nil) }
+
+var csrfRE = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+func csrf(t *testing.T, p page) string {
+	t.Helper()
+	m := csrfRE.FindStringSubmatch(p.body)
+	require.NotNil(t, m, "no CSRF token on the page: %s", p.body)
+	return m[1]
+}
+
+// post sends a form with the CSRF token of the page at from.
+func (b *browser) post(from, path string, form url.Values) page {
+	b.t.Helper()
+	if form == nil {
+		form = url.Values{}
+	}
+	form.Set("_csrf", csrf(b.t, b.get(from)))
+	return b.do(http.MethodPost, path, form)
+}
+
+func (b *browser) signIn(token string) page {
+	b.t.Helper()
+	login := b.get("/console/login")
+	require.Equal(b.t, http.StatusOK, login.StatusCode)
+	return b.do(http.MethodPost, "/console/login", url.Values{"key": {token}, "_csrf": {csrf(b.t, login)}, "next": {"/console/seeds"}})
+}
+
+func TestSignInSessionCookieAndSignOut(t *testing.T) {
+	t.Parallel()
+	for _, tls := range []bool{false, true} {
+		e := setup(t, tls)
+		b := e.browser(t)
+		// Signed out, pages lead to the sign-in form.
+		p := b.get("/console/seeds?status=active")
+		require.Equal(t, http.StatusSeeOther, p.StatusCode)
+		require.Equal(t, "/console/login?next="+url.QueryEscape("/console/seeds?status=active"), p.Header.Get("Location"))
+
+		// A wrong key is refused and sets no session.
+		bad := b.signIn("se_" + strings.Repeat("x", 40))
+		require.Equal(t, http.StatusUnauthorized, bad.StatusCode)
+		require.Contains(t, bad.body, "not valid")
+
+		p = b.signIn(e.admin)
+		require.Equal(t, http.StatusSeeOther, p.StatusCode)
+		require.Equal(t, "/console/seeds", p.Header.Get("Location"))
+		var session *http.Cookie
+		for _, c := range p.Cookies() {
+			if c.Name == "seedengine_console" && c.MaxAge > 0 {
+				session = c
+			}
+		}
+		require.NotNil(t, session)
+		require.True(t, session.HttpOnly)
+		require.Equal(t, http.SameSiteStrictMode, session.SameSite)
+		require.Equal(t, tls, session.Secure, "Secure when served over TLS")
+		require.Equal(t, "/console/", session.Path)
+		require.NotContains(t, session.Value, e.admin, "the cookie holds a session secret, never the key")
+		require.False(t, strings.HasPrefix(session.Value, "se_"))
+
+		home := b.get("/console/")
+		require.Equal(t, http.StatusOK, home.StatusCode)
+		require.Contains(t, home.body, "alice")
+		require.Equal(t, "no-store", home.Header.Get("Cache-Control"))
+		require.Contains(t, home.Header.Get("Content-Security-Policy"), "script-src 'self'")
+
+		out := b.post("/console/", "/console/logout", nil)
+		require.Equal(t, http.StatusSeeOther, out.StatusCode)
+		require.Equal(t, http.StatusSeeOther, b.get("/console/").StatusCode, "signed out")
+
+		// The old cookie is dead on the server too, not only in the jar.
+		old := e.browser(t)
+		u, _ := url.Parse(e.ts.URL + "/console/")
+		old.jar.SetCookies(u, []*http.Cookie{session})
+		require.Equal(t, http.StatusSeeOther, old.get("/console/").StatusCode)
+	}
+}
+
+func TestCSRFAndOrigin(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	createSeed(t, e, "gov:sg:mom.gov.sg", "MOM")
+
+	// No token, a wrong token, a token from another session.
+	for _, form := range []url.Values{{}, {"_csrf": {"nope"}}} {
+		p := b.do(http.MethodPost, "/console/seeds/"+url.PathEscape("gov:sg:mom.gov.sg::news")+"/promote", form)
+		require.Equal(t, http.StatusForbidden, p.StatusCode)
+	}
+	other := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, other.signIn(e.admin).StatusCode)
+	p := b.do(http.MethodPost, "/console/seeds/"+url.PathEscape("gov:sg:mom.gov.sg::news")+"/promote",
+		url.Values{"_csrf": {csrf(t, other.get("/console/"))}})
+	require.Equal(t, http.StatusForbidden, p.StatusCode)
+
+	// The right token from another site.
+	form := url.Values{"_csrf": {csrf(t, b.get("/console/"))}}
+	req, _ := http.NewRequest(http.MethodPost, e.ts.URL+"/console/seeds/"+url.PathEscape("gov:sg:mom.gov.sg::news")+"/promote", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := b.c.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	sd, err := e.seeds.FindSeedByID(t.Context(), "gov:sg:mom.gov.sg::news")
+	require.NoError(t, err)
+	require.Equal(t, seedengine.SeedDraft, sd.Status, "nothing was promoted")
+
+	// The sign-in form has its own token.
+	login := e.browser(t)
+	p = login.do(http.MethodPost, "/console/login", url.Values{"key": {e.admin}, "_csrf": {"forged"}})
+	require.Equal(t, http.StatusForbidden, p.StatusCode)
+}
+
+func TestSessionExpiryAndRevokedKey(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	e.clock.add(50 * time.Minute)
+	require.Equal(t, http.StatusOK, b.get("/console/").StatusCode, "within the idle limit")
+	e.clock.add(50 * time.Minute)
+	require.Equal(t, http.StatusOK, b.get("/console/").StatusCode, "a request keeps it alive")
+	e.clock.add(61 * time.Minute)
+	require.Equal(t, http.StatusSeeOther, b.get("/console/").StatusCode, "idle for over an hour")
+
+	// The absolute limit holds however busy the session is.
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	for range 25 {
+		e.clock.add(59 * time.Minute)
+		b.get("/console/")
+	}
+	require.Equal(t, http.StatusSeeOther, b.get("/console/").StatusCode, "over a day after sign-in")
+
+	// A revoked key ends its sessions at once.
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.write).StatusCode)
+	require.Equal(t, http.StatusOK, b.get("/console/").StatusCode)
+	_, err := e.keys.RevokeAPIKey(t.Context(), "bob")
+	require.NoError(t, err)
+	require.Equal(t, http.StatusSeeOther, b.get("/console/").StatusCode)
+}
+
+// createSeed records a draft seed through the store, as a contract batch
+// would, with evidence whose feed title is hostile.
+func createSeed(t *testing.T, e *env, domainID, name string) {
+	t.Helper()
+	_, _, domain, err := seedengine.ParseDomainID(domainID)
+	require.NoError(t, err)
+	entry := "https://" + domain + "/feed/"
+	newest := time.Now().UTC().Add(-time.Hour)
+	ev := contract.Evidence{DomainID: domainID, Domain: domain, Outcome: contract.OutcomeSeeded,
+		Robots: contract.RobotsEvidence{URL: "https://" + domain + "/robots.txt", Status: 200, Result: "parsed", HomeAllowed: true},
+		Candidates: []*contract.Candidate{
+			{Kind: contract.KindFeed, URL: entry, Via: contract.ViaLinkAlternate, Priority: 100, Fetched: true, Status: 200, Format: "rss",
+				Items: 10, Name: `<script>alert("evidence")</script>`, ContentType: "news", Robots: contract.RobotsAllowed, Newest: &newest,
+				Preview: []contract.PreviewItem{{Title: `<img src=x onerror=alert(1)>Budget`, URL: "javascript:alert(2)", Date: &newest}}},
+			{Kind: contract.KindSitemap, URL: "https://" + domain + "/news-sitemap.xml", Via: contract.ViaKnownPath, Priority: 57.5,
+				Skipped: contract.SkipNotNeeded, ContentType: "news", Robots: contract.RobotsAllowed},
+		},
+		Decisions: []contract.Decision{{ContentType: "news", FetchType: seedengine.FetchRSS, EntryURL: entry, Schedule: "0 * * * *",
+			Confidence: 0.95, Method: "rss via link_alternate", Why: "fresh rss feed with 10 items", CrawlAllowed: true}},
+	}
+	raw, err := json.Marshal(ev)
+	require.NoError(t, err)
+	key := "prod/contracts/" + domain + "/2026-11-25T100000Z-abcdefgh.json"
+	_, err = e.blobs.Put(t.Context(), key, strings.NewReader(string(raw)), "application/json")
+	require.NoError(t, err)
+	s := contract.SeedFrom(&ev, ev.Decisions[0], key, "news")
+	s.Source.Name = name
+	_, err = e.seeds.RecordDraftSeed(t.Context(), s, "contract_batch:test", "")
+	require.NoError(t, err)
+}
+
+func TestSeedPageEscapesEvidence(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	createSeed(t, e, "gov:sg:mom.gov.sg", `<script>alert("name")</script>`)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.reads).StatusCode)
+	p := b.get("/console/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news"))
+	require.Equal(t, http.StatusOK, p.StatusCode, p.body)
+	require.NotContains(t, p.body, "<script>alert")
+	require.NotContains(t, p.body, "<img src=x")
+	require.Contains(t, p.body, "&lt;script&gt;alert(&#34;evidence&#34;)&lt;/script&gt;", "the hostile feed title shows as text")
+	require.Contains(t, p.body, "&lt;img src=x onerror=alert(1)&gt;Budget")
+	require.NotContains(t, p.body, `href="javascript:`, "a javascript: link in the evidence is made inert")
+	// The evidence table, the decision's reason, the preview.
+	require.Contains(t, p.body, "fresh rss feed with 10 items")
+	require.Contains(t, p.body, "link_alternate")
+	require.Contains(t, p.body, "not_needed")
+	require.Contains(t, p.body, `class="chosen`)
+	// A read key is offered no action.
+	require.NotContains(t, p.body, `id="promote"`)
+	require.NotContains(t, p.body, "/edit")
+}
+
+func TestScopesDecideActions(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	createSeed(t, e, "gov:sg:mom.gov.sg", "MOM")
+	createSeed(t, e, "gov:sg:mti.gov.sg", "MTI")
+	id := url.PathEscape("gov:sg:mom.gov.sg::news")
+
+	reader := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, reader.signIn(e.reads).StatusCode)
+	p := reader.post("/console/", "/console/seeds/"+id+"/edit", url.Values{"patch": {`{"fetch":{"schedule":"@daily"}}`}})
+	require.Equal(t, http.StatusForbidden, p.StatusCode)
+
+	writer := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, writer.signIn(e.write).StatusCode)
+	page := writer.get("/console/seeds/" + id)
+	require.Contains(t, page.body, "/edit")
+	require.NotContains(t, page.body, `id="promote"`, "promotion is for admin keys")
+	p = writer.post("/console/", "/console/seeds/"+id+"/promote", nil)
+	require.Equal(t, http.StatusForbidden, p.StatusCode)
+	p = writer.post("/console/", "/console/seeds/"+id+"/edit", url.Values{"patch": {`{"fetch":{"schedule":"@daily"}}`}})
+	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
+	sd, err := e.seeds.FindSeedByID(t.Context(), "gov:sg:mom.gov.sg::news")
+	require.NoError(t, err)
+	require.Equal(t, "@daily", sd.Fetch.Schedule)
+	// A bad patch comes back as the API's problem, not a 500.
+	p = writer.post("/console/", "/console/seeds/"+id+"/edit", url.Values{"patch": {`{"fetch":{"schedule":"whenever"}}`}})
+	require.Equal(t, http.StatusUnprocessableEntity, p.StatusCode)
+	require.Contains(t, p.body, "fetch.schedule")
+
+	// The review loop: promote, and land on the next draft of the list.
+	admin := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, admin.signIn(e.admin).StatusCode)
+	page = admin.get("/console/seeds/" + id + "?status=draft")
+	require.Contains(t, page.body, `id="promote"`)
+	next := regexp.MustCompile(`name="next" value="([^"]*)"`).FindStringSubmatch(page.body)
+	require.NotNil(t, next)
+	require.Equal(t, "gov:sg:mti.gov.sg::news", next[1])
+	form := url.Values{"_csrf": {csrf(t, page)}, "next": {next[1]}, "list": {"status=draft"}}
+	p = admin.do(http.MethodPost, "/console/seeds/"+id+"/promote", form)
+	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
+	require.True(t, strings.HasPrefix(p.Header.Get("Location"), "/console/seeds/"+url.PathEscape("gov:sg:mti.gov.sg::news")+"?status=draft"), p.Header.Get("Location"))
+	sd, err = e.seeds.FindSeedByID(t.Context(), "gov:sg:mom.gov.sg::news")
+	require.NoError(t, err)
+	require.Equal(t, seedengine.SeedActive, sd.Status)
+	require.Equal(t, "alice", sd.History[len(sd.History)-1].Actor, "the key's name is the actor")
+}
+
+func TestStartWorkForms(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.write).StatusCode)
+	p := b.post("/console/work", "/console/work/research", url.Values{"country": {"sg"}, "category": {"news"},
+		"urls": {"https://www.mom.gov.sg/\nhttps://www.moh.gov.sg/newsroom"}})
+	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
+	loc := p.Header.Get("Location")
+	require.True(t, strings.HasPrefix(loc, "/console/batches/"), loc)
+	batch := b.get(loc)
+	require.Equal(t, http.StatusOK, batch.StatusCode)
+	require.Contains(t, batch.body, "research batch")
+
+	// A bad form comes back with the API's words beside the field.
+	p = b.post("/console/work", "/console/work/contract", url.Values{"country": {"zz"}, "category": {"news"}, "date": {"2026-01-28"}})
+	require.Equal(t, http.StatusUnprocessableEntity, p.StatusCode)
+	require.Contains(t, p.body, "field-error")
+	require.Contains(t, p.body, `value="zz"`, "what was typed is kept")
+}

@@ -1,0 +1,177 @@
+package console
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"math"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// page is what every template gets.
+type page struct {
+	Title   string
+	Nav     string // the active menu entry
+	Key     *seedengine.APIKey
+	CSRF    string
+	Notice  string   // a success message
+	Problem *problem // an error to show above the content
+	Now     time.Time
+	Version string
+	Data    any
+}
+
+// can reports whether the signed-in key has scope.
+func (p page) Can(scope string) bool {
+	return p.Key != nil && p.Key.Scope.Allows(seedengine.Scope(scope))
+}
+
+var funcs = template.FuncMap{
+	"time":    fmtTime,
+	"timeptr": fmtTimePtr,
+	"ago": func(now time.Time, t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			return ago(now, v)
+		case *time.Time:
+			if v != nil {
+				return ago(now, *v)
+			}
+		}
+		return ""
+	},
+	"esc": pathEscape,
+	"query": func(kv ...string) string {
+		q := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] != "" {
+				q.Set(kv[i], kv[i+1])
+			}
+		}
+		return q.Encode()
+	},
+	"pct": func(f float64) string { return fmt.Sprintf("%.0f%%", math.Round(f*100)) },
+	"pctnum": func(f float64) int {
+		return int(math.Round(math.Max(0, math.Min(1, f)) * 100))
+	},
+	"conf":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"pretty": prettyJSON,
+	"lower":  strings.ToLower,
+	"upper":  strings.ToUpper,
+	"add":    func(a, b int) int { return a + b },
+	"host": func(raw string) string {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			return u.Host
+		}
+		return raw
+	},
+	"short": func(s string, n int) string { return seedengine.Truncate(s, n) },
+	"dict3": func(v, e map[string]string, form string) map[string]any {
+		return map[string]any{"V": v, "E": e, "Form": form}
+	},
+	"authorities": func() []string { return options.Authorities },
+	"fields":      func() []string { return []string{"country", "category", "date"} },
+	"external": func(raw string) template.URL {
+		// Only http(s) links leave the console; anything else is inert.
+		if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			return template.URL(u.String())
+		}
+		return "#"
+	},
+}
+
+func prettyJSON(v any) string {
+	var b []byte
+	switch x := v.(type) {
+	case json.RawMessage:
+		var buf bytes.Buffer
+		if json.Indent(&buf, x, "", "  ") == nil {
+			return buf.String()
+		}
+		return string(x)
+	default:
+		b, _ = json.MarshalIndent(v, "", "  ")
+	}
+	return string(b)
+}
+
+// parseTemplates builds one template set per page: the layout with the
+// page's own blocks.
+func parseTemplates() map[string]*template.Template {
+	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html"))
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*template.Template{}
+	for _, n := range names {
+		name := path.Base(n)
+		if name == "layout.html" || name == "parts.html" {
+			continue
+		}
+		t := template.Must(base.Clone())
+		template.Must(t.ParseFS(templateFS, n))
+		out[strings.TrimSuffix(name, ".html")] = t
+	}
+	return out
+}
+
+// render writes a page. A nil s renders the signed-out layout.
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p page) {
+	s := sessFrom(r.Context())
+	if s != nil {
+		p.Key, p.CSRF = s.key, s.CSRF
+	}
+	p.Now = c.cfg.Now().UTC()
+	p.Version = c.cfg.Version
+	t := c.pages[name]
+	if t == nil {
+		http.Error(w, "no such page", http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	tmpl := "layout.html"
+	if strings.HasSuffix(name, "_fragment") {
+		tmpl = "fragment"
+	}
+	if err := t.ExecuteTemplate(&buf, tmpl, p); err != nil {
+		c.cfg.Logger.Error("console template failed", "event", "console_template_error", "page", name, "error", err)
+		http.Error(w, "the page could not be shown", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// renderError shows a message on the error page.
+func (c *Console) renderError(w http.ResponseWriter, r *http.Request, s *sess, status int, msg string) {
+	if s != nil && sessFrom(r.Context()) == nil {
+		r = r.WithContext(withSess(r.Context(), s))
+	}
+	c.render(w, r, status, "error", page{Title: http.StatusText(status), Problem: &problem{Status: status, Detail: msg}})
+}
+
+// renderProblem shows an API problem with the status it came with.
+func (c *Console) renderProblem(w http.ResponseWriter, r *http.Request, p *problem) {
+	status := p.Status
+	if status < 400 || status > 599 {
+		status = http.StatusBadGateway
+	}
+	c.render(w, r, status, "error", page{Title: http.StatusText(status), Problem: p})
+}
+
+func (c *Console) handleNotFound(w http.ResponseWriter, r *http.Request) {
+	s, _ := c.findSession(r)
+	c.renderError(w, r, s, http.StatusNotFound, "There is no such page in the console.")
+}
