@@ -452,7 +452,11 @@ type SeedFilter struct {
 	// After, when set, pages by key: only seeds whose seed_id sorts after
 	// it (the last seed_id of the previous page). Deep pages then cost
 	// what the first does; Offset must be 0 with it.
-	After  string
+	After string
+	// Before pages backwards: the Limit seeds whose seed_id sorts just
+	// before it, still returned in seed_id order. Not with After or
+	// Offset.
+	Before string
 	Limit  int
 	Offset int
 }

@@ -370,6 +370,12 @@ func TestScopesDecideActions(t *testing.T) {
 	next := regexp.MustCompile(`name="next" value="([^"]*)"`).FindStringSubmatch(page.body)
 	require.NotNil(t, next)
 	require.Equal(t, "gov:sg:mti.gov.sg::news", next[1])
+	require.NotContains(t, page.body, `rel="prev"`, "the first of the list has no previous")
+	// The list's filters travel with its links.
+	listPage := admin.get("/console/seeds?status=draft&country=sg&authority=gov")
+	require.Contains(t, listPage.body, `/console/seeds/gov:sg:mom.gov.sg::news?authority=gov&amp;country=sg&amp;status=draft"`)
+	prevPage := admin.get("/console/seeds/" + url.PathEscape(next[1]) + "?status=draft")
+	require.Regexp(t, `href="/console/seeds/gov:sg:mom.gov.sg::news\?status=draft" rel="prev"`, prevPage.body)
 	form := url.Values{"_csrf": {csrf(t, page)}, "next": {next[1]}, "list": {"status=draft"}}
 	p = admin.do(http.MethodPost, "/console/seeds/"+id+"/promote", form)
 	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)

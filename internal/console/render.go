@@ -49,14 +49,17 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"esc": pathEscape,
-	"query": func(kv ...string) string {
+	// query builds a query string; it is url.Values-encoded, so it goes
+	// into an href as it is (a plain string there would be escaped as one
+	// value: "status%3ddraft").
+	"query": func(kv ...string) template.URL {
 		q := url.Values{}
 		for i := 0; i+1 < len(kv); i += 2 {
 			if kv[i+1] != "" {
 				q.Set(kv[i], kv[i+1])
 			}
 		}
-		return q.Encode()
+		return template.URL(q.Encode())
 	},
 	"pct": func(f float64) string { return fmt.Sprintf("%.0f%%", math.Round(f*100)) },
 	"pctnum": func(f float64) int {

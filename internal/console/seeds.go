@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"html/template"
 	"net/http"
 	"net/url"
 	"sort"
@@ -28,6 +29,10 @@ func readFilter(q url.Values) seedFilter {
 	}
 	return f
 }
+
+// URL is Query for links in templates: encoded already, so html/template
+// must not escape it again as one value.
+func (f seedFilter) URL() template.URL { return template.URL(f.Query()) }
 
 // Query is the filter as a query string (without after).
 func (f seedFilter) Query() string {
@@ -81,6 +86,7 @@ type seedData struct {
 	S        seedengine.Seed
 	F        seedFilter
 	Next     string // the next seed of the list, "" at its end
+	Prev     string // the previous one, "" at its start
 	Evidence *contract.Evidence
 	EvErr    string
 	Decision *contract.Decision
@@ -105,9 +111,12 @@ func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 		c.renderProblem(w, r, p)
 		return
 	}
-	var next list[seedengine.Seed]
+	var next, prev list[seedengine.Seed]
 	if c.get(r, "/api/v1/seeds?limit=1&"+d.F.Query()+"&after="+url.QueryEscape(d.S.SeedID), &next) == nil && len(next.Items) > 0 {
 		d.Next = next.Items[0].SeedID
+	}
+	if c.get(r, "/api/v1/seeds?limit=1&"+d.F.Query()+"&before="+url.QueryEscape(d.S.SeedID), &prev) == nil && len(prev.Items) > 0 {
+		d.Prev = prev.Items[0].SeedID
 	}
 	res := c.call(r, http.MethodGet, "/api/v1/seeds/"+pathEscape(d.S.SeedID)+"/evidence", "", nil)
 	if p := res.Error(); p != nil {

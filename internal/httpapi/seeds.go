@@ -163,6 +163,7 @@ type seedListInput struct {
 	Authority  string  `query:"authority" enum:"gov,mil,edu,ngo,org,media,com,other" doc:"Only seeds of domains of this authority (the domain_id's first part)."`
 	MinConf    float64 `query:"min_confidence" minimum:"0" maximum:"1" doc:"Only seeds whose confidence is at least this."`
 	After      string  `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
+	Before     string  `query:"before" maxLength:"400" doc:"Page backwards by key: the limit seeds just before this seed_id, in seed_id order. Not with after or offset."`
 	Limit      int     `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
 	Offset     int     `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
@@ -193,6 +194,7 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 		Authority:     seedengine.Authority(in.Authority),
 		MinConfidence: in.MinConf,
 		After:         strings.ToLower(in.After),
+		Before:        strings.ToLower(in.Before),
 		Limit:         in.Limit,
 		Offset:        in.Offset,
 	}

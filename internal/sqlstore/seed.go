@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -672,6 +673,17 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		where = append(where, "confidence >= $"+strconv.Itoa(len(args)))
 	}
 	total := -1 // not counted yet
+	if f.Before != "" {
+		if f.After != "" || f.Offset != 0 {
+			return nil, 0, seedengine.FieldErrorf("before", "before pages on its own: not with after or offset")
+		}
+		var err error
+		if total, err = s.countSeeds(ctx, f, where, args, counted, countArgs); err != nil {
+			return nil, 0, err
+		}
+		args = append(args, f.Before)
+		where = append(where, "seed_id < $"+strconv.Itoa(len(args)))
+	}
 	if f.After != "" {
 		if f.Offset != 0 {
 			return nil, 0, seedengine.FieldErrorf("offset", "offset must be 0 when paging with after")
@@ -689,7 +701,11 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+seedColumns+` FROM seeds`+cond+` ORDER BY seed_id LIMIT $`+
+	order := " ORDER BY seed_id"
+	if f.Before != "" {
+		order = " ORDER BY seed_id DESC" // the nearest before it, reversed below
+	}
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+seedColumns+` FROM seeds`+cond+order+` LIMIT $`+
 		strconv.Itoa(len(args)+1)+` OFFSET $`+strconv.Itoa(len(args)+2), append(args, limit, offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("find seeds: %w", err)
@@ -707,6 +723,9 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		return nil, 0, fmt.Errorf("find seeds: %w", err)
 	}
 	_ = rows.Close()
+	if f.Before != "" {
+		slices.Reverse(seeds)
+	}
 
 	switch {
 	case total >= 0:

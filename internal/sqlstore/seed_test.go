@@ -177,6 +177,9 @@ func TestFindSeeds(t *testing.T) {
 			{seedengine.SeedFilter{Authority: seedengine.AuthorityGov, Status: seedengine.SeedDraft}, []string{"gov:sg:mom.gov.sg::press_release"}, 1},
 			{seedengine.SeedFilter{MinConfidence: 0.95, Limit: 1}, []string{"media:jp:nhk.or.jp::news"}, 1},
 			{seedengine.SeedFilter{MinConfidence: 0.5, Country: "jp"}, []string{"media:jp:nhk.or.jp::news"}, 1},
+			{seedengine.SeedFilter{Before: "media:jp:nhk.or.jp::news", Limit: 2}, []string{"gov:sg:mom.gov.sg::news", "gov:sg:mom.gov.sg::press_release"}, 6},
+			{seedengine.SeedFilter{Before: "gov:sg:mom.gov.sg::press_release", Country: "sg", Limit: 1}, []string{"gov:sg:mom.gov.sg::news"}, 4},
+			{seedengine.SeedFilter{Before: "com:sg:a1.example::news", Limit: 5}, []string{}, 6},
 			{seedengine.SeedFilter{Limit: 1000}, got, 6},
 		} {
 			g, total := ids(tt.f)
@@ -199,6 +202,7 @@ func TestFindSeeds(t *testing.T) {
 			{seedengine.SeedFilter{DomainID: "mom.gov.sg"}, "domain_id"},
 			{seedengine.SeedFilter{Authority: "army"}, "authority"},
 			{seedengine.SeedFilter{MinConfidence: 1.5}, "min_confidence"},
+			{seedengine.SeedFilter{Before: "a", After: "b"}, "before"},
 		} {
 			_, _, err := s.FindSeeds(ctx, tt.f)
 			requireSeedErr(t, seedengine.EINVALID, tt.field, err)

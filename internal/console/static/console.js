@@ -53,6 +53,10 @@
     case "k": if (rows.length) { select(at - 1); e.preventDefault(); } break;
     case "Enter": if (at >= 0) { window.location = rows[at].getAttribute("data-href"); e.preventDefault(); } break;
     case "n": if (next && !rows.length) { window.location = next.href; e.preventDefault(); } break;
+    case "p":
+      var prev = document.querySelector("a[rel=prev]");
+      if (prev && !rows.length) { window.location = prev.href; e.preventDefault(); }
+      break;
     case "a":
       var promote = document.getElementById("promote");
       if (promote) { promote.requestSubmit(); e.preventDefault(); }
