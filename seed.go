@@ -449,6 +449,10 @@ type SeedFilter struct {
 	// MinConfidence keeps the seeds whose confidence is at least it;
 	// 0 keeps all.
 	MinConfidence float64
+	// BatchID keeps the seeds a contract batch recorded a version of:
+	// the drafts it created, the seeds it updated and those it proposed
+	// a contract for.
+	BatchID string
 	// After, when set, pages by key: only seeds whose seed_id sorts after
 	// it (the last seed_id of the previous page). Deep pages then cost
 	// what the first does; Offset must be 0 with it.

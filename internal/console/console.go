@@ -109,7 +109,7 @@ type Console struct {
 	deps  Deps
 	mux   *http.ServeMux
 	pages map[string]*template.Template
-	// failed sign-ins are limited per client address.
+	// sign-in attempts are limited per client address.
 	mu      sync.Mutex
 	signins map[string]*rate.Limiter
 }
@@ -325,7 +325,8 @@ func (c *Console) clearCookie(w http.ResponseWriter, r *http.Request, name strin
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 }
 
-// allowSignin limits failed sign-ins per client address: a burst of 10,
+// allowSignin limits sign-in attempts per client address, good or bad
+// (a person signs in once a day; a guesser tries many): a burst of 10,
 // then one every 6 seconds.
 func (c *Console) allowSignin(r *http.Request) bool {
 	host := r.RemoteAddr

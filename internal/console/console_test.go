@@ -399,6 +399,19 @@ func TestStartWorkForms(t *testing.T) {
 	batch := b.get(loc)
 	require.Equal(t, http.StatusOK, batch.StatusCode)
 	require.Contains(t, batch.body, "research batch")
+	id := strings.TrimPrefix(strings.SplitN(loc, "?", 2)[0], "/console/batches/")
+
+	// The dashboard and its refreshed table list the batch.
+	for _, path := range []string{"/console/", "/console/fragments/batches"} {
+		dash := b.get(path)
+		require.Equal(t, http.StatusOK, dash.StatusCode, "%s: %s", path, dash.body)
+		require.Contains(t, dash.body, `href="/console/batches/`+id+`"`, path)
+		require.Contains(t, dash.body, "just now", path)
+	}
+	// So does the batch's refreshed part, which holds all that changes.
+	frag := b.get("/console/batches/" + id + "/progress")
+	require.Equal(t, http.StatusOK, frag.StatusCode, frag.body)
+	require.Contains(t, frag.body, `role="progressbar"`)
 
 	// A bad form comes back with the API's words beside the field.
 	p = b.post("/console/work", "/console/work/contract", url.Values{"country": {"zz"}, "category": {"news"}, "date": {"2026-01-28"}})

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/seedengine/seedengine"
 )
@@ -57,10 +58,13 @@ type dashboardData struct {
 	Tasks       []seedengine.MetadataTask
 	QueueUI     bool
 	QueueUINote string
+	// Now is the page's clock too: the batch table is a template of its
+	// own, called with this as its data, so $.Now must be here.
+	Now time.Time
 }
 
 func (c *Console) dashboardData(r *http.Request) (dashboardData, *problem) {
-	var d dashboardData
+	d := dashboardData{Now: c.cfg.Now().UTC()}
 	var bl list[seedengine.Batch]
 	if p := c.get(r, "/api/v1/queues/batches?limit=25", &bl); p != nil {
 		return d, p
@@ -148,6 +152,12 @@ func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 		d.Created = res.Created
 		d.Counts = res.Counts
 	}
+	if d.Batch.Kind == seedengine.BatchLiveness {
+		var rl list[livenessResult]
+		if c.get(r, "/api/v1/queues/batch/"+pathEscape(d.Batch.ID)+"/results?limit=200", &rl) == nil {
+			d.Results = rl.Items
+		}
+	}
 	return d, nil
 }
 
@@ -157,17 +167,12 @@ func (c *Console) handleBatch(w http.ResponseWriter, r *http.Request) {
 		c.renderProblem(w, r, p)
 		return
 	}
-	if d.Batch.Kind == seedengine.BatchLiveness {
-		var rl list[livenessResult]
-		if c.get(r, "/api/v1/queues/batch/"+pathEscape(d.Batch.ID)+"/results?limit=200", &rl) == nil {
-			d.Results = rl.Items
-		}
-	}
 	c.render(w, r, http.StatusOK, "batch", page{Title: "Batch " + d.Batch.ID, Nav: "dashboard", Notice: r.URL.Query().Get("notice"), Data: d})
 }
 
-// handleBatchProgress is a batch's progress block, fetched again while
-// the batch runs.
+// handleBatchProgress is the part of a batch's page that changes while
+// it runs (progress, seeds created, verdicts), fetched again until the
+// batch finishes.
 func (c *Console) handleBatchProgress(w http.ResponseWriter, r *http.Request) {
 	d, p := c.batchData(r)
 	if p != nil {

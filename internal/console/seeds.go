@@ -16,14 +16,15 @@ import (
 // seedFilter is the seeds list's filter, kept in the query string so a
 // seed page can go on to the next seed of the same list.
 type seedFilter struct {
-	Status, Country, Category, Authority, FetchType, MinConfidence string
+	Status, Country, Category, Authority, FetchType, MinConfidence, Batch string
 }
 
-var filterKeys = []string{"status", "country", "category", "authority", "fetch_type", "min_confidence"}
+var filterKeys = []string{"status", "country", "category", "authority", "fetch_type", "min_confidence", "batch_id"}
 
 func readFilter(q url.Values) seedFilter {
 	f := seedFilter{Status: q.Get("status"), Country: q.Get("country"), Category: q.Get("category"),
-		Authority: q.Get("authority"), FetchType: q.Get("fetch_type"), MinConfidence: q.Get("min_confidence")}
+		Authority: q.Get("authority"), FetchType: q.Get("fetch_type"), MinConfidence: q.Get("min_confidence"),
+		Batch: q.Get("batch_id")}
 	if _, ok := q["status"]; !ok {
 		f.Status = string(seedengine.SeedDraft) // a reviewer starts with the drafts
 	}
@@ -37,7 +38,7 @@ func (f seedFilter) URL() template.URL { return template.URL(f.Query()) }
 // Query is the filter as a query string (without after).
 func (f seedFilter) Query() string {
 	q := url.Values{}
-	for i, v := range []string{f.Status, f.Country, f.Category, f.Authority, f.FetchType, f.MinConfidence} {
+	for i, v := range []string{f.Status, f.Country, f.Category, f.Authority, f.FetchType, f.MinConfidence, f.Batch} {
 		if v != "" || filterKeys[i] == "status" {
 			q.Set(filterKeys[i], v)
 		}

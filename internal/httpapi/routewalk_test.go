@@ -157,6 +157,7 @@ func TestUnknownFilterValuesAre422(t *testing.T) {
 		{"/api/v1/seeds?domain_id=junk", "query.domain_id"},
 		{"/api/v1/seeds?authority=junk", "query.authority"},
 		{"/api/v1/seeds?min_confidence=2", "query.min_confidence"},
+		{"/api/v1/seeds?batch_id=a%20b", "query.batch_id"},
 	} {
 		p := s.do(t, request{path: tt.path}).problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, locations(p), tt.loc, tt.path)

@@ -672,6 +672,10 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		args = append(args, f.MinConfidence)
 		where = append(where, "confidence >= $"+strconv.Itoa(len(args)))
 	}
+	if f.BatchID != "" {
+		args = append(args, f.BatchID)
+		where = append(where, "seed_id IN (SELECT seed_id FROM seed_versions WHERE batch_id = $"+strconv.Itoa(len(args))+")")
+	}
 	total := -1 // not counted yet
 	if f.Before != "" {
 		if f.After != "" || f.Offset != 0 {
@@ -742,12 +746,12 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 
 // countSeeds counts the seeds matching where: from seed_counts for the
 // filters it holds (the first counted conditions, with the first
-// countArgs arguments), directly for a domain_id or authority range or a
-// confidence floor.
+// countArgs arguments), directly for a domain_id or authority range, a
+// confidence floor or a batch.
 func (s *SeedService) countSeeds(ctx context.Context, f seedengine.SeedFilter, where []string, args []any, counted, countArgs int) (int, error) {
 	var total int
 	var err error
-	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 {
+	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 || f.BatchID != "" {
 		cond := " WHERE " + strings.Join(where, " AND ")
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
 	} else {

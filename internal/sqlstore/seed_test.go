@@ -190,6 +190,28 @@ func TestFindSeeds(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, many, 6)
 
+		// A contract batch's seeds: the draft it created, the draft it
+		// refreshed and the active seed it proposed a change to, not the
+		// seeds another batch touched.
+		for _, rec := range []struct{ id, batch string }{
+			{"edu:sg:nus.edu.sg", "b1"}, {"com:sg:a1.example", "b1"}, {"gov:sg:mom.gov.sg", "b1"}, {"ngo:intl:who.int", "b2"},
+		} {
+			sd := newSeed(rec.id)
+			sd.Fetch.EntryURL += "?from=" + rec.batch
+			_, err := s.RecordDraftSeed(ctx, sd, "contract", rec.batch)
+			require.NoError(t, err)
+		}
+		b1 := []string{"com:sg:a1.example::news", "edu:sg:nus.edu.sg::news", "gov:sg:mom.gov.sg::news"}
+		g, total := ids(seedengine.SeedFilter{BatchID: "b1"})
+		require.Equal(t, b1, g)
+		require.Equal(t, 3, total)
+		g, total = ids(seedengine.SeedFilter{BatchID: "b1", Status: seedengine.SeedDraft, Limit: 1})
+		require.Equal(t, b1[:1], g)
+		require.Equal(t, 2, total, "counted with the batch, not from seed_counts")
+		g, total = ids(seedengine.SeedFilter{BatchID: "nope"})
+		require.Empty(t, g)
+		require.Zero(t, total)
+
 		for _, tt := range []struct {
 			f     seedengine.SeedFilter
 			field string
