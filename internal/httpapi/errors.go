@@ -16,6 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/outage"
 )
 
 // Limits on what a problem carries, so a 10,000-item request with every
@@ -180,6 +181,14 @@ func problemFromError(st *reqState, err error) *Problem {
 	code := seedengine.ErrorCode(err)
 	status := HTTPStatus(code)
 	if status == http.StatusInternalServerError {
+		if dep, ok := outage.Classify(err); ok {
+			// An outage, not a bug: the client should retry.
+			st.logError("dependency unavailable", err)
+			if dep == outage.Network {
+				return newProblem(st, http.StatusServiceUnavailable, seedengine.EUNAVAILABLE, "a dependency of this server is not available right now; try again later")
+			}
+			return newProblem(st, http.StatusServiceUnavailable, seedengine.EUNAVAILABLE, "the "+dep+" is not available right now; try again later")
+		}
 		code = seedengine.EINTERNAL
 		st.logError("internal error", err)
 		return newProblem(st, status, code, internalDetail)
@@ -252,7 +261,9 @@ func humaProblem(st *reqState, status int, msg string, errs []error) *Problem {
 			return newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
 				"request body is larger than "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
 		}
-		if errors.Is(err, io.ErrUnexpectedEOF) {
+		// A short body, as huma reports it; a handler's error (a 500)
+		// ending in io.ErrUnexpectedEOF is a store's cut connection.
+		if status < 500 && errors.Is(err, io.ErrUnexpectedEOF) {
 			return newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "request body ended early")
 		}
 	}

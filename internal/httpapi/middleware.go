@@ -69,6 +69,11 @@ func RequestIDFromContext(ctx context.Context) string {
 }
 
 // respWriter records what was sent, for the access log and metrics.
+// retryAfterUnavailable is the Retry-After of a 503, in seconds: long
+// enough not to hammer a store that is restarting, short enough that a
+// blip costs a client little.
+const retryAfterUnavailable = "5"
+
 type respWriter struct {
 	http.ResponseWriter
 	st          reqState
@@ -81,6 +86,10 @@ func (w *respWriter) WriteHeader(code int) {
 	if !w.wroteHeader && code >= 200 {
 		w.status = code
 		w.wroteHeader = true
+		// Every 503 says when to come back, whoever wrote it.
+		if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
+			w.Header().Set("Retry-After", retryAfterUnavailable)
+		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }

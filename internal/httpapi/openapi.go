@@ -98,7 +98,18 @@ func (s *Server) finishOpenAPI() {
 			continue // a plain route without docs
 		}
 		op.Description = describe(rt, op)
+		for _, code := range []string{"429", "503"} {
+			if resp := op.Responses[code]; resp != nil {
+				resp.Headers = map[string]*huma.Param{"Retry-After": retryAfterHeader}
+			}
+		}
 	}
+}
+
+// retryAfterHeader documents the Retry-After of every 429 and 503.
+var retryAfterHeader = &huma.Param{
+	Description: "Seconds to wait before trying again.",
+	Schema:      &huma.Schema{Type: huma.TypeInteger, Minimum: new(float64(1))},
 }
 
 func findOperation(oapi *huma.OpenAPI, rt *route) *huma.Operation {
@@ -134,7 +145,7 @@ var statusMeaning = map[int]string{
 	http.StatusUnsupportedMediaType:  "415 `invalid`: a body without a JSON Content-Type",
 	http.StatusUnprocessableEntity:   "422 `invalid`: a bad field or parameter, named in `errors[]`",
 	http.StatusTooManyRequests:       "429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds",
-	http.StatusServiceUnavailable:    "503 `unavailable`: a dependency (keys, database, queue) cannot serve right now",
+	http.StatusServiceUnavailable:    "503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds",
 }
 
 // describe is an operation's description. The summary says what the

@@ -156,6 +156,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		d.Seeds = s.seeds
 		d.Objects = dataset.Objects(s.blobs)
 		d.DeadLetters = s.queue
+		d.Checks = map[string]seedengine.Checker{"database": db, "object_store": blobs}
 		if s.metadata != nil {
 			d.Metadata, d.MetadataSync = s.metadata, s.metadata
 		}
