@@ -2,11 +2,13 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/stretchr/testify/require"
 
@@ -19,8 +21,8 @@ import (
 // benchBatchSize is how many chunks each benchmark batch holds.
 const benchBatchSize = 100
 
-// BenchmarkQueueThroughput measures no-op chunk jobs end to end on SQLite
-// with the default Config and reports jobs/s (DESIGN's target: 1,000).
+// BenchmarkQueueThroughput measures no-op chunk jobs end to end with the
+// default Config and reports jobs/s (DESIGN's target: 1,000).
 // Each op is one chunk: created with its batch (batch rows and jobs in one
 // transaction per 100 chunks), fetched, started, processed and completed
 // with its outcome and its River job in one transaction.
@@ -31,6 +33,8 @@ const benchBatchSize = 100
 //     crash, not against losing the last commits to a power cut).
 //   - river_noop: River alone, a no-op worker, no batch bookkeeping: the
 //     ceiling the chunk machinery works under.
+//   - pg_chunks, pg_river_noop: chunks and river_noop on PostgreSQL, when
+//     SEEDENGINE_TEST_POSTGRES_URL names a server (skipped otherwise).
 func BenchmarkQueueThroughput(b *testing.B) {
 	b.Run("chunks", func(b *testing.B) {
 		benchChunks(b, sqlstoretest.OpenSQLite(b))
@@ -40,6 +44,12 @@ func BenchmarkQueueThroughput(b *testing.B) {
 	})
 	b.Run("river_noop", func(b *testing.B) {
 		benchRiverNoop(b, sqlstoretest.OpenSQLite(b))
+	})
+	b.Run("pg_chunks", func(b *testing.B) {
+		benchChunks(b, sqlstoretest.OpenPostgres(b))
+	})
+	b.Run("pg_river_noop", func(b *testing.B) {
+		benchRiverNoop(b, sqlstoretest.OpenPostgres(b))
 	})
 }
 
@@ -89,13 +99,20 @@ func (noopWorker) Work(context.Context, *river.Job[noopArgs]) error { return nil
 func benchRiverNoop(b *testing.B, db *sqlstore.DB) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, noopWorker{})
-	client, err := river.NewClient(riversqlite.New(db.Writer()), &river.Config{
+	cfg := &river.Config{
 		FetchCooldown:     5 * time.Millisecond,
 		FetchPollInterval: 100 * time.Millisecond,
 		Logger:            slog.New(slog.DiscardHandler),
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 50}},
 		Workers:           workers,
-	})
+	}
+	var client *river.Client[*sql.Tx]
+	var err error
+	if db.Engine() == sqlstore.EngineSQLite {
+		client, err = river.NewClient(riversqlite.New(db.Writer()), cfg)
+	} else {
+		client, err = river.NewClient(riverdatabasesql.New(db.Writer()), cfg)
+	}
 	require.NoError(b, err)
 	require.NoError(b, client.Start(b.Context()))
 	b.Cleanup(func() {

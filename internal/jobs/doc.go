@@ -20,12 +20,12 @@
 //
 // Restarts: jobs left running by a process that died are rescued by
 // whichever process is River's leader once RescueStuckJobsAfter has passed.
-// The leader checks when it is elected and then every 30 s (fixed in River
-// v0.31.0), and a dead leader's lease runs out after up to 15 s, so a
-// rescue takes RescueStuckJobsAfter plus up to about 45 s. A job killed on
-// its last attempt is discarded by the rescuer without reaching the worker;
-// the queue's sweep (sweep.go) then fails its chunk, so the batch finishes
-// and shows the failure.
+// The leader checks when it is elected and then every 30 s (fixed, not
+// configurable, in River v0.51.2), and a dead leader's lease runs out after
+// up to 15 s, so a rescue takes RescueStuckJobsAfter plus up to about 45 s.
+// A job killed on its last attempt is discarded by the rescuer without
+// reaching the worker; the queue's sweep (sweep.go) then fails its chunk, so
+// the batch finishes and shows the failure.
 //
 // Engines: on SQLite River uses the riversqlite driver on a pool of exactly
 // one connection (SQLite has one writer; more connections only meet
@@ -33,6 +33,12 @@
 // be used, and the queue must be stopped before the database is closed. On
 // PostgreSQL it uses riverdatabasesql over pgx's stdlib driver. Both make a
 // river.Client[*sql.Tx], so callers enqueue inside their own database/sql
-// transaction on either engine. Neither driver can LISTEN, so the queue
-// polls (Config.PollInterval).
+// transaction on either engine. riverdatabasesql cannot LISTEN, so on
+// PostgreSQL a job inserted in a transaction waits for the next poll
+// (Config.PollInterval). riversqlite emulates LISTEN/NOTIFY with River's
+// river_notification table, which each process reads every 50 ms: on
+// SQLite an insert wakes the workers within about 50 ms, and the poll is
+// only the fallback.
+//
+// River UI: UIHandler serves it for the queue's own client (ui.go).
 package jobs

@@ -38,10 +38,12 @@ type Config struct {
 	// orchestration each) run at once in this process. Default 1,500.
 	DomainWorkers int
 
-	// PollInterval is how often the queue looks for new jobs. The
-	// database/sql drivers cannot LISTEN for inserts, so this bounds the
-	// latency of a new job; River's default of 1 s would cap throughput
-	// near Workers per second. Default 100 ms.
+	// PollInterval is how often the queue looks for new jobs. On
+	// PostgreSQL riverdatabasesql cannot LISTEN for inserts, so this bounds
+	// the latency of a new job; on SQLite an insert also wakes the queue
+	// through River's notification table (see the package doc), and this is
+	// the fallback. River's default of 1 s would cap throughput near
+	// Workers per second. Default 100 ms.
 	PollInterval time.Duration
 
 	// FetchCooldown is the shortest pause between two fetches; it bounds
@@ -336,7 +338,8 @@ func (q *Queue) readDB() *sql.DB {
 	return q.db
 }
 
-// Client returns the underlying River client, for tools such as River UI.
+// Client returns the underlying River client. UIHandler serves River UI for
+// it.
 func (q *Queue) Client() *river.Client[*sql.Tx] { return q.client }
 
 // Check reports whether the queue can work jobs: it is started, not

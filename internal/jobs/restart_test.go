@@ -98,7 +98,7 @@ func openShared(t *testing.T, engine string) (string, *sqlstore.DB) {
 //
 // River rescues a job left running only from its leader's rescuer, which
 // runs when a client becomes leader and then every 30 s (not configurable
-// in v0.31.0); the killed process was leader and its lease lasts up to 15 s,
+// in v0.51.2); the killed process was leader and its lease lasts up to 15 s,
 // so the test takes about 20-30 s.
 func TestQueueRestartAfterKill(t *testing.T) {
 	if testing.Short() {
