@@ -240,6 +240,18 @@ func TestBrowserReviewLoop(t *testing.T) {
 	require.NotEqual(t, seedID, seedOf(t, ctx))
 	require.Equal(t, "draft", text(t, ctx, ".titlebar .status"))
 
+	// The queue: the nav's Queue link opens River UI inside the session,
+	// whose list of completed jobs holds the contract batch's chunks.
+	loadAfter(t, ctx, chromedp.Click(chromedp.Search(`//nav//a[text()="Queue"]`)))
+	require.True(t, strings.HasPrefix(pathOf(t, ctx), "/console/queue/"), pathOf(t, ctx))
+	run("open the completed jobs", chromedp.Navigate(s.base+"/console/queue/jobs?state=completed"))
+	kinds, err := chromedp.Run(ctx, chromedp.Poll[string](
+		`document.body.innerText.includes("contract_chunk") ? "contract_chunk" : ""`,
+		chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	require.NoError(t, err, "River UI did not list the contract chunks")
+	require.Equal(t, "contract_chunk", kinds)
+	b.Screenshot(t, ctx, "6-queue")
+
 	b.RequireStayedHome(t)
 }
 

@@ -308,10 +308,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 				"queue":        seedengine.CheckerFunc(a.queue.Check),
 			},
 		})
+		queueUI, err := a.queue.UIHandler("/console/queue/")
+		if err != nil {
+			return err
+		}
 		con = console.New(console.Config{Version: version(), Logger: log}, console.Deps{
 			API:      api,
 			Keys:     a.keys,
 			Sessions: sqlstore.NewConsoleSessionService(a.db),
+			QueueUI:  queueUI,
 		})
 		ln, err = net.Listen("tcp", c.Addr)
 		if err != nil {

@@ -73,7 +73,9 @@ func setup(t *testing.T, tls bool) *env {
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
 	con = console.New(console.Config{Version: "test", Now: e.clock.Now, IdleTimeout: time.Hour, MaxAge: 24 * time.Hour},
-		console.Deps{API: api, Keys: e.keys, Sessions: sqlstore.NewConsoleSessionService(db)})
+		console.Deps{API: api, Keys: e.keys, Sessions: sqlstore.NewConsoleSessionService(db),
+			// A stand-in for River UI (internal/jobs tests the real one).
+			QueueUI: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "queue ui") })})
 	if tls {
 		e.ts = httptest.NewTLSServer(api.Handler())
 	} else {
@@ -418,4 +420,39 @@ func TestStartWorkForms(t *testing.T) {
 	require.Equal(t, http.StatusUnprocessableEntity, p.StatusCode)
 	require.Contains(t, p.body, "field-error")
 	require.Contains(t, p.body, `value="zz"`, "what was typed is kept")
+}
+
+// River UI's changes (PUT, PATCH) need the browser's word that they come
+// from this site, since they carry no CSRF token; reading needs admin.
+func TestQueueUIGuards(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	for _, tt := range []struct {
+		header, value string
+		want          int
+	}{
+		{"", "", http.StatusForbidden},
+		{"Origin", "https://evil.example", http.StatusForbidden},
+		{"Sec-Fetch-Site", "cross-site", http.StatusForbidden},
+		{"Sec-Fetch-Site", "same-origin", http.StatusOK},
+		{"Origin", e.ts.URL, http.StatusOK},
+	} {
+		req, err := http.NewRequest(http.MethodPut, e.ts.URL+"/console/queue/api/queues/default/pause", strings.NewReader(`{}`))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/json")
+		if tt.header != "" {
+			req.Header.Set(tt.header, tt.value)
+		}
+		resp, err := b.c.Do(req)
+		require.NoError(t, err)
+		_ = resp.Body.Close()
+		require.Equal(t, tt.want, resp.StatusCode, "%s: %s", tt.header, tt.value)
+	}
+	// Below admin, no queue UI.
+	w := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, w.signIn(e.write).StatusCode)
+	require.Equal(t, http.StatusForbidden, w.get("/console/queue/").StatusCode)
+	require.Equal(t, http.StatusOK, b.get("/console/queue/").StatusCode)
 }

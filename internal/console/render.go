@@ -26,6 +26,7 @@ type page struct {
 	Problem *problem // an error to show above the content
 	Now     time.Time
 	Version string
+	QueueUI bool // River UI is mounted at /console/queue/
 	Data    any
 }
 
@@ -135,6 +136,7 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 	}
 	p.Now = c.cfg.Now().UTC()
 	p.Version = c.cfg.Version
+	p.QueueUI = c.deps.QueueUI != nil
 	t := c.pages[name]
 	if t == nil {
 		http.Error(w, "no such page", http.StatusInternalServerError)

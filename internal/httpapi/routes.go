@@ -51,6 +51,7 @@ func (rt *route) muxPattern() string { return rt.Method + " " + rt.muxPath() }
 const (
 	get  = http.MethodGet
 	post = http.MethodPost
+	put  = http.MethodPut
 	pat  = http.MethodPatch
 	del  = http.MethodDelete
 
@@ -79,6 +80,9 @@ func (s *Server) routeTable() []*route {
 		// made on the signed-in key's behalf (ServeAs).
 		openRoute(get, "/console/", "console", "The operator console (HTML pages)", http.HandlerFunc(s.handleConsole), nil),
 		openRoute(post, "/console/", "console-forms", "The operator console's forms", http.HandlerFunc(s.handleConsole), nil),
+		// River UI's API under /console/queue/ pauses and resumes queues.
+		openRoute(put, "/console/", "console-put", "The console's queue UI: changes", http.HandlerFunc(s.handleConsole), nil),
+		openRoute(pat, "/console/", "console-patch", "The console's queue UI: changes", http.HandlerFunc(s.handleConsole), nil),
 
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),

@@ -37,6 +37,8 @@ func TestRouteTable(t *testing.T) {
 		{"GET", "/docs/assets/{version}/{file}", open},
 		{"GET", "/console/", open},
 		{"POST", "/console/", open},
+		{"PUT", "/console/", open},
+		{"PATCH", "/console/", open},
 		{"POST", "/api/v1/queues/research", write},
 		{"POST", "/api/v1/queues/liveness", write},
 		{"POST", "/api/v1/queues/contract", write},

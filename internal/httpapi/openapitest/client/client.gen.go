@@ -825,6 +825,42 @@ func (e ListSeedsParamsFetchType) Valid() bool {
 	}
 }
 
+// Defines values for ListSeedsParamsAuthority.
+const (
+	ListSeedsParamsAuthorityCom   ListSeedsParamsAuthority = "com"
+	ListSeedsParamsAuthorityEdu   ListSeedsParamsAuthority = "edu"
+	ListSeedsParamsAuthorityGov   ListSeedsParamsAuthority = "gov"
+	ListSeedsParamsAuthorityMedia ListSeedsParamsAuthority = "media"
+	ListSeedsParamsAuthorityMil   ListSeedsParamsAuthority = "mil"
+	ListSeedsParamsAuthorityNgo   ListSeedsParamsAuthority = "ngo"
+	ListSeedsParamsAuthorityOrg   ListSeedsParamsAuthority = "org"
+	ListSeedsParamsAuthorityOther ListSeedsParamsAuthority = "other"
+)
+
+// Valid indicates whether the value is a known member of the ListSeedsParamsAuthority enum.
+func (e ListSeedsParamsAuthority) Valid() bool {
+	switch e {
+	case ListSeedsParamsAuthorityCom:
+		return true
+	case ListSeedsParamsAuthorityEdu:
+		return true
+	case ListSeedsParamsAuthorityGov:
+		return true
+	case ListSeedsParamsAuthorityMedia:
+		return true
+	case ListSeedsParamsAuthorityMil:
+		return true
+	case ListSeedsParamsAuthorityNgo:
+		return true
+	case ListSeedsParamsAuthorityOrg:
+		return true
+	case ListSeedsParamsAuthorityOther:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIKey defines model for APIKey.
 type APIKey struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -2102,8 +2138,20 @@ type ListSeedsParams struct {
 	// DomainId Only seeds of this domain.
 	DomainId *string `form:"domain_id,omitempty" json:"domain_id,omitempty"`
 
+	// Authority Only seeds of domains of this authority (the domain_id's first part).
+	Authority *ListSeedsParamsAuthority `form:"authority,omitempty" json:"authority,omitempty"`
+
+	// MinConfidence Only seeds whose confidence is at least this.
+	MinConfidence *float64 `form:"min_confidence,omitempty" json:"min_confidence,omitempty"`
+
+	// BatchId Only seeds a contract batch recorded a contract for: the drafts it created, the seeds it updated and those it proposed a change to.
+	BatchId *string `form:"batch_id,omitempty" json:"batch_id,omitempty"`
+
 	// After Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// Before Page backwards by key: the limit seeds just before this seed_id, in seed_id order. Not with after or offset.
+	Before *string `form:"before,omitempty" json:"before,omitempty"`
 
 	// Limit Page size.
 	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
@@ -2120,6 +2168,9 @@ type ListSeedsParamsSourceType string
 
 // ListSeedsParamsFetchType defines parameters for ListSeeds.
 type ListSeedsParamsFetchType string
+
+// ListSeedsParamsAuthority defines parameters for ListSeeds.
+type ListSeedsParamsAuthority string
 
 // UpdateSeedParams defines parameters for UpdateSeed.
 type UpdateSeedParams struct {
@@ -2835,7 +2886,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/datasets (the `ListDatasets` operationId).
 	ListDatasets(ctx context.Context, params *ListDatasetsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2853,7 +2904,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2873,7 +2924,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2889,7 +2940,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/datasets/stats (the `GetDatasetStats` operationId).
 	GetDatasetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2904,7 +2955,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/datasets/{country}/{category}/{date} (the `ListDatasetChunks` operationId).
 	ListDatasetChunks(ctx context.Context, country string, category string, date string, params *ListDatasetChunksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2923,7 +2974,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2944,7 +2995,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2961,7 +3012,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with DELETE /api/v1/datasets/{country}/{category}/{date}/{chunk} (the `DeleteDatasetChunk` operationId).
 	DeleteDatasetChunk(ctx context.Context, country string, category string, date string, chunk string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2976,7 +3027,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/datasets/{country}/{category}/{date}/{chunk} (the `GetDatasetChunk` operationId).
 	GetDatasetChunk(ctx context.Context, country string, category string, date string, chunk string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2990,7 +3041,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/domains (the `ListDomains` operationId).
 	ListDomains(ctx context.Context, params *ListDomainsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3005,7 +3056,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/domains/{domainId} (the `GetDomain` operationId).
 	GetDomain(ctx context.Context, domainId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3019,7 +3070,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/keys (the `ListKeys` operationId).
 	ListKeys(ctx context.Context, params *ListKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3037,7 +3088,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3057,7 +3108,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3074,7 +3125,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with DELETE /api/v1/keys/{keyId} (the `RevokeKey` operationId).
 	RevokeKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3089,7 +3140,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/metadata/by-country/{country} (the `GetMetadataByCountry` operationId).
 	GetMetadataByCountry(ctx context.Context, country string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3103,7 +3154,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/metadata/snapshot (the `GetMetadataSnapshot` operationId).
 	GetMetadataSnapshot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3122,7 +3173,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with POST /api/v1/metadata/sync (the `SyncMetadata` operationId).
 	SyncMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3136,7 +3187,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/metadata/tasks (the `ListMetadataTasks` operationId).
 	ListMetadataTasks(ctx context.Context, params *ListMetadataTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3151,7 +3202,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/batch/{batchId} (the `GetBatch` operationId).
 	GetBatch(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3166,7 +3217,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/batch/{batchId}/results (the `ListBatchResults` operationId).
 	ListBatchResults(ctx context.Context, batchId string, params *ListBatchResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3180,7 +3231,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/batches (the `ListBatches` operationId).
 	ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3198,7 +3249,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3218,7 +3269,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3234,7 +3285,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/dead-letters (the `ListDeadLetters` operationId).
 	ListDeadLetters(ctx context.Context, params *ListDeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3254,7 +3305,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with POST /api/v1/queues/dead-letters/{id}/retry (the `RetryDeadLetter` operationId).
 	RetryDeadLetter(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3272,7 +3323,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3292,7 +3343,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3312,7 +3363,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3332,7 +3383,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3348,7 +3399,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
 	GetQueueStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3367,7 +3418,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with POST /api/v1/queues/trigger/metadata-sync (the `TriggerMetadataSync` operationId).
 	TriggerMetadataSync(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3381,7 +3432,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/research (the `ListResearch` operationId).
 	ListResearch(ctx context.Context, params *ListResearchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3399,7 +3450,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3419,7 +3470,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3435,7 +3486,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/research/index (the `GetResearchIndex` operationId).
 	GetResearchIndex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3450,7 +3501,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/research/{country}/{category}/{date} (the `GetResearchPartition` operationId).
 	GetResearchPartition(ctx context.Context, country string, category string, date string, params *GetResearchPartitionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3464,7 +3515,7 @@ type ClientInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/seeds (the `ListSeeds` operationId).
 	ListSeeds(ctx context.Context, params *ListSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3483,7 +3534,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3504,7 +3555,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3524,7 +3575,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3544,7 +3595,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3566,7 +3617,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3588,7 +3639,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3605,7 +3656,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/seeds/{seedId} (the `GetSeed` operationId).
 	GetSeed(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3624,7 +3675,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3645,7 +3696,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3666,7 +3717,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/merge-patch+json` content type.
 	//
@@ -3688,7 +3739,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3710,12 +3761,27 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeed(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSeedEvidence Get the evidence of a seed's latest contract run, as stored
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/evidence (the `GetSeedEvidence` operationId).
+	GetSeedEvidence(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReactivateSeedWithBody Reactivate a suspended seed
 	//
@@ -3732,7 +3798,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3754,7 +3820,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3776,7 +3842,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3798,7 +3864,7 @@ type ClientInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3815,7 +3881,7 @@ type ClientInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/seeds/{seedId}/versions (the `ListSeedVersions` operationId).
 	ListSeedVersions(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3875,7 +3941,7 @@ func (c *Client) GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/datasets (the `ListDatasets` operationId).
 func (c *Client) ListDatasets(ctx context.Context, params *ListDatasetsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3903,7 +3969,7 @@ func (c *Client) ListDatasets(ctx context.Context, params *ListDatasetsParams, r
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -3933,7 +3999,7 @@ func (c *Client) SaveDatasetBodyWithBody(ctx context.Context, contentType string
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3959,7 +4025,7 @@ func (c *Client) SaveDatasetBody(ctx context.Context, body SaveDatasetBodyJSONRe
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/datasets/stats (the `GetDatasetStats` operationId).
 func (c *Client) GetDatasetStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3984,7 +4050,7 @@ func (c *Client) GetDatasetStats(ctx context.Context, reqEditors ...RequestEdito
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/datasets/{country}/{category}/{date} (the `ListDatasetChunks` operationId).
 func (c *Client) ListDatasetChunks(ctx context.Context, country string, category string, date string, params *ListDatasetChunksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4013,7 +4079,7 @@ func (c *Client) ListDatasetChunks(ctx context.Context, country string, category
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4044,7 +4110,7 @@ func (c *Client) SaveDatasetWithBody(ctx context.Context, country string, catego
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4071,7 +4137,7 @@ func (c *Client) SaveDataset(ctx context.Context, country string, category strin
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with DELETE /api/v1/datasets/{country}/{category}/{date}/{chunk} (the `DeleteDatasetChunk` operationId).
 func (c *Client) DeleteDatasetChunk(ctx context.Context, country string, category string, date string, chunk string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4096,7 +4162,7 @@ func (c *Client) DeleteDatasetChunk(ctx context.Context, country string, categor
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/datasets/{country}/{category}/{date}/{chunk} (the `GetDatasetChunk` operationId).
 func (c *Client) GetDatasetChunk(ctx context.Context, country string, category string, date string, chunk string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4120,7 +4186,7 @@ func (c *Client) GetDatasetChunk(ctx context.Context, country string, category s
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/domains (the `ListDomains` operationId).
 func (c *Client) ListDomains(ctx context.Context, params *ListDomainsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4145,7 +4211,7 @@ func (c *Client) ListDomains(ctx context.Context, params *ListDomainsParams, req
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/domains/{domainId} (the `GetDomain` operationId).
 func (c *Client) GetDomain(ctx context.Context, domainId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4169,7 +4235,7 @@ func (c *Client) GetDomain(ctx context.Context, domainId string, reqEditors ...R
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/keys (the `ListKeys` operationId).
 func (c *Client) ListKeys(ctx context.Context, params *ListKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4197,7 +4263,7 @@ func (c *Client) ListKeys(ctx context.Context, params *ListKeysParams, reqEditor
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4227,7 +4293,7 @@ func (c *Client) CreateKeyWithBody(ctx context.Context, contentType string, body
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4254,7 +4320,7 @@ func (c *Client) CreateKey(ctx context.Context, body CreateKeyJSONRequestBody, r
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with DELETE /api/v1/keys/{keyId} (the `RevokeKey` operationId).
 func (c *Client) RevokeKey(ctx context.Context, keyId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4279,7 +4345,7 @@ func (c *Client) RevokeKey(ctx context.Context, keyId string, reqEditors ...Requ
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/metadata/by-country/{country} (the `GetMetadataByCountry` operationId).
 func (c *Client) GetMetadataByCountry(ctx context.Context, country string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4303,7 +4369,7 @@ func (c *Client) GetMetadataByCountry(ctx context.Context, country string, reqEd
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/metadata/snapshot (the `GetMetadataSnapshot` operationId).
 func (c *Client) GetMetadataSnapshot(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4332,7 +4398,7 @@ func (c *Client) GetMetadataSnapshot(ctx context.Context, reqEditors ...RequestE
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with POST /api/v1/metadata/sync (the `SyncMetadata` operationId).
 func (c *Client) SyncMetadata(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4356,7 +4422,7 @@ func (c *Client) SyncMetadata(ctx context.Context, reqEditors ...RequestEditorFn
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/metadata/tasks (the `ListMetadataTasks` operationId).
 func (c *Client) ListMetadataTasks(ctx context.Context, params *ListMetadataTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4381,7 +4447,7 @@ func (c *Client) ListMetadataTasks(ctx context.Context, params *ListMetadataTask
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/batch/{batchId} (the `GetBatch` operationId).
 func (c *Client) GetBatch(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4406,7 +4472,7 @@ func (c *Client) GetBatch(ctx context.Context, batchId string, reqEditors ...Req
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/batch/{batchId}/results (the `ListBatchResults` operationId).
 func (c *Client) ListBatchResults(ctx context.Context, batchId string, params *ListBatchResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4430,7 +4496,7 @@ func (c *Client) ListBatchResults(ctx context.Context, batchId string, params *L
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/batches (the `ListBatches` operationId).
 func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4458,7 +4524,7 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4488,7 +4554,7 @@ func (c *Client) EnqueueContractWithBody(ctx context.Context, contentType string
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4514,7 +4580,7 @@ func (c *Client) EnqueueContract(ctx context.Context, body EnqueueContractJSONRe
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/dead-letters (the `ListDeadLetters` operationId).
 func (c *Client) ListDeadLetters(ctx context.Context, params *ListDeadLettersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4544,7 +4610,7 @@ func (c *Client) ListDeadLetters(ctx context.Context, params *ListDeadLettersPar
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with POST /api/v1/queues/dead-letters/{id}/retry (the `RetryDeadLetter` operationId).
 func (c *Client) RetryDeadLetter(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4572,7 +4638,7 @@ func (c *Client) RetryDeadLetter(ctx context.Context, id string, reqEditors ...R
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4602,7 +4668,7 @@ func (c *Client) EnqueueLivenessWithBody(ctx context.Context, contentType string
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4632,7 +4698,7 @@ func (c *Client) EnqueueLiveness(ctx context.Context, body EnqueueLivenessJSONRe
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4662,7 +4728,7 @@ func (c *Client) EnqueueResearchWithBody(ctx context.Context, contentType string
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4688,7 +4754,7 @@ func (c *Client) EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRe
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
 func (c *Client) GetQueueStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4717,7 +4783,7 @@ func (c *Client) GetQueueStats(ctx context.Context, reqEditors ...RequestEditorF
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with POST /api/v1/queues/trigger/metadata-sync (the `TriggerMetadataSync` operationId).
 func (c *Client) TriggerMetadataSync(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4741,7 +4807,7 @@ func (c *Client) TriggerMetadataSync(ctx context.Context, reqEditors ...RequestE
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/research (the `ListResearch` operationId).
 func (c *Client) ListResearch(ctx context.Context, params *ListResearchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4769,7 +4835,7 @@ func (c *Client) ListResearch(ctx context.Context, params *ListResearchParams, r
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4799,7 +4865,7 @@ func (c *Client) CreateResearchWithBody(ctx context.Context, contentType string,
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4825,7 +4891,7 @@ func (c *Client) CreateResearch(ctx context.Context, body CreateResearchJSONRequ
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/research/index (the `GetResearchIndex` operationId).
 func (c *Client) GetResearchIndex(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4850,7 +4916,7 @@ func (c *Client) GetResearchIndex(ctx context.Context, reqEditors ...RequestEdit
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/research/{country}/{category}/{date} (the `GetResearchPartition` operationId).
 func (c *Client) GetResearchPartition(ctx context.Context, country string, category string, date string, params *GetResearchPartitionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4874,7 +4940,7 @@ func (c *Client) GetResearchPartition(ctx context.Context, country string, categ
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/seeds (the `ListSeeds` operationId).
 func (c *Client) ListSeeds(ctx context.Context, params *ListSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4903,7 +4969,7 @@ func (c *Client) ListSeeds(ctx context.Context, params *ListSeedsParams, reqEdit
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4934,7 +5000,7 @@ func (c *Client) CreateSeedWithBody(ctx context.Context, contentType string, bod
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4964,7 +5030,7 @@ func (c *Client) CreateSeed(ctx context.Context, body CreateSeedJSONRequestBody,
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -4994,7 +5060,7 @@ func (c *Client) OrchestrateSeedsWithBody(ctx context.Context, contentType strin
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5026,7 +5092,7 @@ func (c *Client) OrchestrateSeeds(ctx context.Context, body OrchestrateSeedsJSON
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -5058,7 +5124,7 @@ func (c *Client) PromoteSeedWithBody(ctx context.Context, contentType string, bo
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5085,7 +5151,7 @@ func (c *Client) PromoteSeed(ctx context.Context, body PromoteSeedJSONRequestBod
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/seeds/{seedId} (the `GetSeed` operationId).
 func (c *Client) GetSeed(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5114,7 +5180,7 @@ func (c *Client) GetSeed(ctx context.Context, seedId string, reqEditors ...Reque
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -5145,7 +5211,7 @@ func (c *Client) UpdateSeedWithBody(ctx context.Context, seedId string, params *
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5176,7 +5242,7 @@ func (c *Client) UpdateSeed(ctx context.Context, seedId string, params *UpdateSe
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/merge-patch+json` content type.
 //
@@ -5208,7 +5274,7 @@ func (c *Client) UpdateSeedWithApplicationMergePatchPlusJSONBody(ctx context.Con
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -5240,13 +5306,38 @@ func (c *Client) ArchiveSeedWithBody(ctx context.Context, seedId string, content
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewArchiveSeedRequest(c.Server, seedId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSeedEvidence Get the evidence of a seed's latest contract run, as stored
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/evidence (the `GetSeedEvidence` operationId).
+func (c *Client) GetSeedEvidence(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSeedEvidenceRequest(c.Server, seedId)
 	if err != nil {
 		return nil, err
 	}
@@ -5272,7 +5363,7 @@ func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSee
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -5304,7 +5395,7 @@ func (c *Client) ReactivateSeedWithBody(ctx context.Context, seedId string, cont
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5336,7 +5427,7 @@ func (c *Client) ReactivateSeed(ctx context.Context, seedId string, body Reactiv
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type.
 //
@@ -5368,7 +5459,7 @@ func (c *Client) SuspendSeedWithBody(ctx context.Context, seedId string, content
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5395,7 +5486,7 @@ func (c *Client) SuspendSeed(ctx context.Context, seedId string, body SuspendSee
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/seeds/{seedId}/versions (the `ListSeedVersions` operationId).
 func (c *Client) ListSeedVersions(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7237,9 +7328,57 @@ func NewListSeedsRequest(server string, params *ListSeedsParams) (*http.Request,
 
 		}
 
+		if params.Authority != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "authority", *params.Authority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MinConfidence != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "min_confidence", *params.MinConfidence, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BatchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "batch_id", *params.BatchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.After != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -7561,6 +7700,40 @@ func NewArchiveSeedRequestWithBody(server string, seedId string, contentType str
 	return req, nil
 }
 
+// NewGetSeedEvidenceRequest constructs an http.Request for the GetSeedEvidence method
+func NewGetSeedEvidenceRequest(server string, seedId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/evidence", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewReactivateSeedRequest calls the generic ReactivateSeed builder with application/json body
 func NewReactivateSeedRequest(server string, seedId string, body ReactivateSeedJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -7859,7 +8032,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7879,7 +8052,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7899,7 +8072,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7915,7 +8088,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7932,7 +8105,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7953,7 +8126,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7974,7 +8147,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7991,7 +8164,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8008,7 +8181,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8024,7 +8197,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8041,7 +8214,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8057,7 +8230,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8077,7 +8250,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8097,7 +8270,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8114,7 +8287,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8131,7 +8304,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8147,7 +8320,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8168,7 +8341,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8184,7 +8357,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8201,7 +8374,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8218,7 +8391,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8234,7 +8407,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8254,7 +8427,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8274,7 +8447,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8290,7 +8463,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8312,7 +8485,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8332,7 +8505,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8352,7 +8525,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8372,7 +8545,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8392,7 +8565,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8408,7 +8581,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8429,7 +8602,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8445,7 +8618,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8465,7 +8638,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8485,7 +8658,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8501,7 +8674,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8518,7 +8691,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8534,7 +8707,7 @@ type ClientWithResponsesInterface interface {
 	// - 403 `forbidden`: the key's scope is too low
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8555,7 +8728,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8576,7 +8749,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8596,7 +8769,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8616,7 +8789,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8638,7 +8811,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8660,7 +8833,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8677,7 +8850,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8698,7 +8871,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8719,7 +8892,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8740,7 +8913,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8762,7 +8935,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8784,12 +8957,29 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeedWithResponse(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveSeedResponse, error)
+
+	// GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/evidence (the `GetSeedEvidence` operationId).
+	GetSeedEvidenceWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*GetSeedEvidenceResponse, error)
 
 	// ReactivateSeedWithBodyWithResponse Reactivate a suspended seed
 	//
@@ -8806,7 +8996,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8828,7 +9018,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8850,7 +9040,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8872,7 +9062,7 @@ type ClientWithResponsesInterface interface {
 	// - 415 `invalid`: a body without a JSON Content-Type
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8889,7 +9079,7 @@ type ClientWithResponsesInterface interface {
 	// - 404 `not_found`: no such resource
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-	// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8974,6 +9164,16 @@ func (r GetRootResponse) ContentType() string {
 	return ""
 }
 
+// ListDatasetsResponse429Headers the declared response headers of an HTTP 429 response for ListDatasets
+type ListDatasetsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDatasetsResponse503Headers the declared response headers of an HTTP 503 response for ListDatasets
+type ListDatasetsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDatasetsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -8991,6 +9191,10 @@ type ListDatasetsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDatasetsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDatasetsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9062,6 +9266,16 @@ type SaveDatasetBodyResponse201Headers struct {
 	Location *string
 }
 
+// SaveDatasetBodyResponse429Headers the declared response headers of an HTTP 429 response for SaveDatasetBody
+type SaveDatasetBodyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SaveDatasetBodyResponse503Headers the declared response headers of an HTTP 503 response for SaveDatasetBody
+type SaveDatasetBodyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SaveDatasetBodyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9089,6 +9303,10 @@ type SaveDatasetBodyResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *SaveDatasetBodyResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SaveDatasetBodyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SaveDatasetBodyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9175,6 +9393,16 @@ func (r SaveDatasetBodyResponse) ContentType() string {
 	return ""
 }
 
+// GetDatasetStatsResponse429Headers the declared response headers of an HTTP 429 response for GetDatasetStats
+type GetDatasetStatsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDatasetStatsResponse503Headers the declared response headers of an HTTP 503 response for GetDatasetStats
+type GetDatasetStatsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDatasetStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9192,6 +9420,10 @@ type GetDatasetStatsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDatasetStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDatasetStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9258,6 +9490,16 @@ func (r GetDatasetStatsResponse) ContentType() string {
 	return ""
 }
 
+// ListDatasetChunksResponse429Headers the declared response headers of an HTTP 429 response for ListDatasetChunks
+type ListDatasetChunksResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDatasetChunksResponse503Headers the declared response headers of an HTTP 503 response for ListDatasetChunks
+type ListDatasetChunksResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDatasetChunksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9277,6 +9519,10 @@ type ListDatasetChunksResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDatasetChunksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDatasetChunksResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9353,6 +9599,16 @@ type SaveDatasetResponse201Headers struct {
 	Location *string
 }
 
+// SaveDatasetResponse429Headers the declared response headers of an HTTP 429 response for SaveDataset
+type SaveDatasetResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SaveDatasetResponse503Headers the declared response headers of an HTTP 503 response for SaveDataset
+type SaveDatasetResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SaveDatasetResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9382,6 +9638,10 @@ type SaveDatasetResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *SaveDatasetResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SaveDatasetResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SaveDatasetResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -9473,6 +9733,16 @@ func (r SaveDatasetResponse) ContentType() string {
 	return ""
 }
 
+// DeleteDatasetChunkResponse429Headers the declared response headers of an HTTP 429 response for DeleteDatasetChunk
+type DeleteDatasetChunkResponse429Headers struct {
+	RetryAfter *int
+}
+
+// DeleteDatasetChunkResponse503Headers the declared response headers of an HTTP 503 response for DeleteDatasetChunk
+type DeleteDatasetChunkResponse503Headers struct {
+	RetryAfter *int
+}
+
 type DeleteDatasetChunkResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9490,6 +9760,10 @@ type DeleteDatasetChunkResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteDatasetChunkResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteDatasetChunkResponse503Headers
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9563,6 +9837,16 @@ type GetDatasetChunkResponse200Headers struct {
 	LastModified  *string
 }
 
+// GetDatasetChunkResponse429Headers the declared response headers of an HTTP 429 response for GetDatasetChunk
+type GetDatasetChunkResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDatasetChunkResponse503Headers the declared response headers of an HTTP 503 response for GetDatasetChunk
+type GetDatasetChunkResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDatasetChunkResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9584,6 +9868,10 @@ type GetDatasetChunkResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDatasetChunkResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDatasetChunkResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDatasetChunkResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9655,6 +9943,16 @@ func (r GetDatasetChunkResponse) ContentType() string {
 	return ""
 }
 
+// ListDomainsResponse429Headers the declared response headers of an HTTP 429 response for ListDomains
+type ListDomainsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDomainsResponse503Headers the declared response headers of an HTTP 503 response for ListDomains
+type ListDomainsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDomainsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9672,6 +9970,10 @@ type ListDomainsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDomainsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDomainsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9738,6 +10040,16 @@ func (r ListDomainsResponse) ContentType() string {
 	return ""
 }
 
+// GetDomainResponse429Headers the declared response headers of an HTTP 429 response for GetDomain
+type GetDomainResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDomainResponse503Headers the declared response headers of an HTTP 503 response for GetDomain
+type GetDomainResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetDomainResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9757,6 +10069,10 @@ type GetDomainResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDomainResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDomainResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9828,6 +10144,16 @@ func (r GetDomainResponse) ContentType() string {
 	return ""
 }
 
+// ListKeysResponse429Headers the declared response headers of an HTTP 429 response for ListKeys
+type ListKeysResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListKeysResponse503Headers the declared response headers of an HTTP 503 response for ListKeys
+type ListKeysResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9845,6 +10171,10 @@ type ListKeysResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListKeysResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListKeysResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -9911,6 +10241,16 @@ func (r ListKeysResponse) ContentType() string {
 	return ""
 }
 
+// CreateKeyResponse429Headers the declared response headers of an HTTP 429 response for CreateKey
+type CreateKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateKey
+type CreateKeyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9936,6 +10276,10 @@ type CreateKeyResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateKeyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -10022,6 +10366,16 @@ func (r CreateKeyResponse) ContentType() string {
 	return ""
 }
 
+// RevokeKeyResponse429Headers the declared response headers of an HTTP 429 response for RevokeKey
+type RevokeKeyResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RevokeKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeKey
+type RevokeKeyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RevokeKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10041,6 +10395,10 @@ type RevokeKeyResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RevokeKeyResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10112,6 +10470,16 @@ func (r RevokeKeyResponse) ContentType() string {
 	return ""
 }
 
+// GetMetadataByCountryResponse429Headers the declared response headers of an HTTP 429 response for GetMetadataByCountry
+type GetMetadataByCountryResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetMetadataByCountryResponse503Headers the declared response headers of an HTTP 503 response for GetMetadataByCountry
+type GetMetadataByCountryResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetMetadataByCountryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10131,6 +10499,10 @@ type GetMetadataByCountryResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMetadataByCountryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMetadataByCountryResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10202,6 +10574,16 @@ func (r GetMetadataByCountryResponse) ContentType() string {
 	return ""
 }
 
+// GetMetadataSnapshotResponse429Headers the declared response headers of an HTTP 429 response for GetMetadataSnapshot
+type GetMetadataSnapshotResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetMetadataSnapshotResponse503Headers the declared response headers of an HTTP 503 response for GetMetadataSnapshot
+type GetMetadataSnapshotResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetMetadataSnapshotResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10219,6 +10601,10 @@ type GetMetadataSnapshotResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetMetadataSnapshotResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMetadataSnapshotResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10290,6 +10676,16 @@ type SyncMetadataResponse202Headers struct {
 	Location *string
 }
 
+// SyncMetadataResponse429Headers the declared response headers of an HTTP 429 response for SyncMetadata
+type SyncMetadataResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SyncMetadataResponse503Headers the declared response headers of an HTTP 503 response for SyncMetadata
+type SyncMetadataResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SyncMetadataResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10319,6 +10715,10 @@ type SyncMetadataResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *SyncMetadataResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SyncMetadataResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SyncMetadataResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -10410,6 +10810,16 @@ func (r SyncMetadataResponse) ContentType() string {
 	return ""
 }
 
+// ListMetadataTasksResponse429Headers the declared response headers of an HTTP 429 response for ListMetadataTasks
+type ListMetadataTasksResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListMetadataTasksResponse503Headers the declared response headers of an HTTP 503 response for ListMetadataTasks
+type ListMetadataTasksResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListMetadataTasksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10427,6 +10837,10 @@ type ListMetadataTasksResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListMetadataTasksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMetadataTasksResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10493,6 +10907,16 @@ func (r ListMetadataTasksResponse) ContentType() string {
 	return ""
 }
 
+// GetBatchResponse429Headers the declared response headers of an HTTP 429 response for GetBatch
+type GetBatchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetBatchResponse503Headers the declared response headers of an HTTP 503 response for GetBatch
+type GetBatchResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetBatchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10512,6 +10936,10 @@ type GetBatchResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBatchResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10583,6 +11011,16 @@ func (r GetBatchResponse) ContentType() string {
 	return ""
 }
 
+// ListBatchResultsResponse429Headers the declared response headers of an HTTP 429 response for ListBatchResults
+type ListBatchResultsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListBatchResultsResponse503Headers the declared response headers of an HTTP 503 response for ListBatchResults
+type ListBatchResultsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListBatchResultsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10602,6 +11040,10 @@ type ListBatchResultsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchResultsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBatchResultsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10673,6 +11115,16 @@ func (r ListBatchResultsResponse) ContentType() string {
 	return ""
 }
 
+// ListBatchesResponse429Headers the declared response headers of an HTTP 429 response for ListBatches
+type ListBatchesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListBatchesResponse503Headers the declared response headers of an HTTP 503 response for ListBatches
+type ListBatchesResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListBatchesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10690,6 +11142,10 @@ type ListBatchesResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBatchesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10761,6 +11217,16 @@ type EnqueueContractResponse202Headers struct {
 	Location *string
 }
 
+// EnqueueContractResponse429Headers the declared response headers of an HTTP 429 response for EnqueueContract
+type EnqueueContractResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EnqueueContractResponse503Headers the declared response headers of an HTTP 503 response for EnqueueContract
+type EnqueueContractResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnqueueContractResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10788,6 +11254,10 @@ type EnqueueContractResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *EnqueueContractResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnqueueContractResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnqueueContractResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -10874,6 +11344,16 @@ func (r EnqueueContractResponse) ContentType() string {
 	return ""
 }
 
+// ListDeadLettersResponse429Headers the declared response headers of an HTTP 429 response for ListDeadLetters
+type ListDeadLettersResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDeadLettersResponse503Headers the declared response headers of an HTTP 503 response for ListDeadLetters
+type ListDeadLettersResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListDeadLettersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10891,6 +11371,10 @@ type ListDeadLettersResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDeadLettersResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDeadLettersResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -10957,6 +11441,16 @@ func (r ListDeadLettersResponse) ContentType() string {
 	return ""
 }
 
+// RetryDeadLetterResponse429Headers the declared response headers of an HTTP 429 response for RetryDeadLetter
+type RetryDeadLetterResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RetryDeadLetterResponse503Headers the declared response headers of an HTTP 503 response for RetryDeadLetter
+type RetryDeadLetterResponse503Headers struct {
+	RetryAfter *int
+}
+
 type RetryDeadLetterResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -10986,6 +11480,10 @@ type RetryDeadLetterResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RetryDeadLetterResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryDeadLetterResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -11087,6 +11585,16 @@ type EnqueueLivenessResponse202Headers struct {
 	Location *string
 }
 
+// EnqueueLivenessResponse429Headers the declared response headers of an HTTP 429 response for EnqueueLiveness
+type EnqueueLivenessResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EnqueueLivenessResponse503Headers the declared response headers of an HTTP 503 response for EnqueueLiveness
+type EnqueueLivenessResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnqueueLivenessResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11114,6 +11622,10 @@ type EnqueueLivenessResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *EnqueueLivenessResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnqueueLivenessResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnqueueLivenessResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -11205,6 +11717,16 @@ type EnqueueResearchResponse202Headers struct {
 	Location *string
 }
 
+// EnqueueResearchResponse429Headers the declared response headers of an HTTP 429 response for EnqueueResearch
+type EnqueueResearchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// EnqueueResearchResponse503Headers the declared response headers of an HTTP 503 response for EnqueueResearch
+type EnqueueResearchResponse503Headers struct {
+	RetryAfter *int
+}
+
 type EnqueueResearchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11232,6 +11754,10 @@ type EnqueueResearchResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *EnqueueResearchResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnqueueResearchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnqueueResearchResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -11318,6 +11844,16 @@ func (r EnqueueResearchResponse) ContentType() string {
 	return ""
 }
 
+// GetQueueStatsResponse429Headers the declared response headers of an HTTP 429 response for GetQueueStats
+type GetQueueStatsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetQueueStatsResponse503Headers the declared response headers of an HTTP 503 response for GetQueueStats
+type GetQueueStatsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetQueueStatsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11335,6 +11871,10 @@ type GetQueueStatsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetQueueStatsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetQueueStatsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11406,6 +11946,16 @@ type TriggerMetadataSyncResponse202Headers struct {
 	Location *string
 }
 
+// TriggerMetadataSyncResponse429Headers the declared response headers of an HTTP 429 response for TriggerMetadataSync
+type TriggerMetadataSyncResponse429Headers struct {
+	RetryAfter *int
+}
+
+// TriggerMetadataSyncResponse503Headers the declared response headers of an HTTP 503 response for TriggerMetadataSync
+type TriggerMetadataSyncResponse503Headers struct {
+	RetryAfter *int
+}
+
 type TriggerMetadataSyncResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11435,6 +11985,10 @@ type TriggerMetadataSyncResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *TriggerMetadataSyncResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TriggerMetadataSyncResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TriggerMetadataSyncResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -11526,6 +12080,16 @@ func (r TriggerMetadataSyncResponse) ContentType() string {
 	return ""
 }
 
+// ListResearchResponse429Headers the declared response headers of an HTTP 429 response for ListResearch
+type ListResearchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListResearchResponse503Headers the declared response headers of an HTTP 503 response for ListResearch
+type ListResearchResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListResearchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11543,6 +12107,10 @@ type ListResearchResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListResearchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListResearchResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11614,6 +12182,16 @@ type CreateResearchResponse201Headers struct {
 	Location *string
 }
 
+// CreateResearchResponse429Headers the declared response headers of an HTTP 429 response for CreateResearch
+type CreateResearchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateResearchResponse503Headers the declared response headers of an HTTP 503 response for CreateResearch
+type CreateResearchResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateResearchResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11643,6 +12221,10 @@ type CreateResearchResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateResearchResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateResearchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateResearchResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11734,6 +12316,16 @@ func (r CreateResearchResponse) ContentType() string {
 	return ""
 }
 
+// GetResearchIndexResponse429Headers the declared response headers of an HTTP 429 response for GetResearchIndex
+type GetResearchIndexResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetResearchIndexResponse503Headers the declared response headers of an HTTP 503 response for GetResearchIndex
+type GetResearchIndexResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetResearchIndexResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11751,6 +12343,10 @@ type GetResearchIndexResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResearchIndexResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetResearchIndexResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11817,6 +12413,16 @@ func (r GetResearchIndexResponse) ContentType() string {
 	return ""
 }
 
+// GetResearchPartitionResponse429Headers the declared response headers of an HTTP 429 response for GetResearchPartition
+type GetResearchPartitionResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetResearchPartitionResponse503Headers the declared response headers of an HTTP 503 response for GetResearchPartition
+type GetResearchPartitionResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetResearchPartitionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11836,6 +12442,10 @@ type GetResearchPartitionResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetResearchPartitionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetResearchPartitionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11907,6 +12517,16 @@ func (r GetResearchPartitionResponse) ContentType() string {
 	return ""
 }
 
+// ListSeedsResponse429Headers the declared response headers of an HTTP 429 response for ListSeeds
+type ListSeedsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListSeedsResponse503Headers the declared response headers of an HTTP 503 response for ListSeeds
+type ListSeedsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListSeedsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -11924,6 +12544,10 @@ type ListSeedsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSeedsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSeedsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -11995,6 +12619,16 @@ type CreateSeedResponse201Headers struct {
 	Location *string
 }
 
+// CreateSeedResponse429Headers the declared response headers of an HTTP 429 response for CreateSeed
+type CreateSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CreateSeedResponse503Headers the declared response headers of an HTTP 503 response for CreateSeed
+type CreateSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type CreateSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12024,6 +12658,10 @@ type CreateSeedResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateSeedResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSeedResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -12120,6 +12758,16 @@ type OrchestrateSeedsResponse202Headers struct {
 	Location *string
 }
 
+// OrchestrateSeedsResponse429Headers the declared response headers of an HTTP 429 response for OrchestrateSeeds
+type OrchestrateSeedsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// OrchestrateSeedsResponse503Headers the declared response headers of an HTTP 503 response for OrchestrateSeeds
+type OrchestrateSeedsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type OrchestrateSeedsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12147,6 +12795,10 @@ type OrchestrateSeedsResponse struct {
 	ApplicationproblemJSON503 *Problem
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *OrchestrateSeedsResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OrchestrateSeedsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OrchestrateSeedsResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -12233,6 +12885,16 @@ func (r OrchestrateSeedsResponse) ContentType() string {
 	return ""
 }
 
+// PromoteSeedResponse429Headers the declared response headers of an HTTP 429 response for PromoteSeed
+type PromoteSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// PromoteSeedResponse503Headers the declared response headers of an HTTP 503 response for PromoteSeed
+type PromoteSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type PromoteSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12262,6 +12924,10 @@ type PromoteSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PromoteSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PromoteSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12358,6 +13024,16 @@ func (r PromoteSeedResponse) ContentType() string {
 	return ""
 }
 
+// GetSeedResponse429Headers the declared response headers of an HTTP 429 response for GetSeed
+type GetSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSeedResponse503Headers the declared response headers of an HTTP 503 response for GetSeed
+type GetSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12377,6 +13053,10 @@ type GetSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12448,6 +13128,16 @@ func (r GetSeedResponse) ContentType() string {
 	return ""
 }
 
+// UpdateSeedResponse429Headers the declared response headers of an HTTP 429 response for UpdateSeed
+type UpdateSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// UpdateSeedResponse503Headers the declared response headers of an HTTP 503 response for UpdateSeed
+type UpdateSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type UpdateSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12475,6 +13165,10 @@ type UpdateSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12566,6 +13260,16 @@ func (r UpdateSeedResponse) ContentType() string {
 	return ""
 }
 
+// ArchiveSeedResponse429Headers the declared response headers of an HTTP 429 response for ArchiveSeed
+type ArchiveSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ArchiveSeedResponse503Headers the declared response headers of an HTTP 503 response for ArchiveSeed
+type ArchiveSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ArchiveSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12595,6 +13299,10 @@ type ArchiveSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ArchiveSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ArchiveSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12691,6 +13399,129 @@ func (r ArchiveSeedResponse) ContentType() string {
 	return ""
 }
 
+// GetSeedEvidenceResponse200Headers the declared response headers of an HTTP 200 response for GetSeedEvidence
+type GetSeedEvidenceResponse200Headers struct {
+	ContentLength *int64
+	ContentType   *string
+	XEvidenceKey  *string
+}
+
+// GetSeedEvidenceResponse429Headers the declared response headers of an HTTP 429 response for GetSeedEvidence
+type GetSeedEvidenceResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetSeedEvidenceResponse503Headers the declared response headers of an HTTP 503 response for GetSeedEvidence
+type GetSeedEvidenceResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetSeedEvidenceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *map[string]interface{}
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSeedEvidenceResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetSeedEvidenceResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSeedEvidenceResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSeedEvidenceResponse) GetJSON200() *map[string]interface{} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSeedEvidenceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSeedEvidenceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSeedEvidenceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSeedEvidenceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReactivateSeedResponse429Headers the declared response headers of an HTTP 429 response for ReactivateSeed
+type ReactivateSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReactivateSeedResponse503Headers the declared response headers of an HTTP 503 response for ReactivateSeed
+type ReactivateSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ReactivateSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12720,6 +13551,10 @@ type ReactivateSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReactivateSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReactivateSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12816,6 +13651,16 @@ func (r ReactivateSeedResponse) ContentType() string {
 	return ""
 }
 
+// SuspendSeedResponse429Headers the declared response headers of an HTTP 429 response for SuspendSeed
+type SuspendSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SuspendSeedResponse503Headers the declared response headers of an HTTP 503 response for SuspendSeed
+type SuspendSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
 type SuspendSeedResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12845,6 +13690,10 @@ type SuspendSeedResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SuspendSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SuspendSeedResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -12941,6 +13790,16 @@ func (r SuspendSeedResponse) ContentType() string {
 	return ""
 }
 
+// ListSeedVersionsResponse429Headers the declared response headers of an HTTP 429 response for ListSeedVersions
+type ListSeedVersionsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListSeedVersionsResponse503Headers the declared response headers of an HTTP 503 response for ListSeedVersions
+type ListSeedVersionsResponse503Headers struct {
+	RetryAfter *int
+}
+
 type ListSeedVersionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -12960,6 +13819,10 @@ type ListSeedVersionsResponse struct {
 	ApplicationproblemJSON500 *Problem
 	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
 	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSeedVersionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSeedVersionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13113,6 +13976,11 @@ func (r GetHealthLiveResponse) ContentType() string {
 	return ""
 }
 
+// GetHealthReadyResponse503Headers the declared response headers of an HTTP 503 response for GetHealthReady
+type GetHealthReadyResponse503Headers struct {
+	RetryAfter *int
+}
+
 type GetHealthReadyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13120,6 +13988,8 @@ type GetHealthReadyResponse struct {
 	JSON200 *Readiness
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Readiness
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetHealthReadyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -13219,7 +14089,7 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, reqEditor
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13245,7 +14115,7 @@ func (c *ClientWithResponses) ListDatasetsWithResponse(ctx context.Context, para
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13271,7 +14141,7 @@ func (c *ClientWithResponses) SaveDatasetBodyWithBodyWithResponse(ctx context.Co
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13293,7 +14163,7 @@ func (c *ClientWithResponses) SaveDatasetBodyWithResponse(ctx context.Context, b
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13316,7 +14186,7 @@ func (c *ClientWithResponses) GetDatasetStatsWithResponse(ctx context.Context, r
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13343,7 +14213,7 @@ func (c *ClientWithResponses) ListDatasetChunksWithResponse(ctx context.Context,
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13370,7 +14240,7 @@ func (c *ClientWithResponses) SaveDatasetWithBodyWithResponse(ctx context.Contex
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13393,7 +14263,7 @@ func (c *ClientWithResponses) SaveDatasetWithResponse(ctx context.Context, count
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13416,7 +14286,7 @@ func (c *ClientWithResponses) DeleteDatasetChunkWithResponse(ctx context.Context
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13438,7 +14308,7 @@ func (c *ClientWithResponses) GetDatasetChunkWithResponse(ctx context.Context, c
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13461,7 +14331,7 @@ func (c *ClientWithResponses) ListDomainsWithResponse(ctx context.Context, param
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13483,7 +14353,7 @@ func (c *ClientWithResponses) GetDomainWithResponse(ctx context.Context, domainI
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13509,7 +14379,7 @@ func (c *ClientWithResponses) ListKeysWithResponse(ctx context.Context, params *
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13535,7 +14405,7 @@ func (c *ClientWithResponses) CreateKeyWithBodyWithResponse(ctx context.Context,
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13558,7 +14428,7 @@ func (c *ClientWithResponses) CreateKeyWithResponse(ctx context.Context, body Cr
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13581,7 +14451,7 @@ func (c *ClientWithResponses) RevokeKeyWithResponse(ctx context.Context, keyId s
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13603,7 +14473,7 @@ func (c *ClientWithResponses) GetMetadataByCountryWithResponse(ctx context.Conte
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13630,7 +14500,7 @@ func (c *ClientWithResponses) GetMetadataSnapshotWithResponse(ctx context.Contex
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13652,7 +14522,7 @@ func (c *ClientWithResponses) SyncMetadataWithResponse(ctx context.Context, reqE
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13675,7 +14545,7 @@ func (c *ClientWithResponses) ListMetadataTasksWithResponse(ctx context.Context,
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13698,7 +14568,7 @@ func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, batchId 
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13720,7 +14590,7 @@ func (c *ClientWithResponses) ListBatchResultsWithResponse(ctx context.Context, 
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13746,7 +14616,7 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13772,7 +14642,7 @@ func (c *ClientWithResponses) EnqueueContractWithBodyWithResponse(ctx context.Co
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13794,7 +14664,7 @@ func (c *ClientWithResponses) EnqueueContractWithResponse(ctx context.Context, b
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13822,7 +14692,7 @@ func (c *ClientWithResponses) ListDeadLettersWithResponse(ctx context.Context, p
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13848,7 +14718,7 @@ func (c *ClientWithResponses) RetryDeadLetterWithResponse(ctx context.Context, i
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13874,7 +14744,7 @@ func (c *ClientWithResponses) EnqueueLivenessWithBodyWithResponse(ctx context.Co
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13900,7 +14770,7 @@ func (c *ClientWithResponses) EnqueueLivenessWithResponse(ctx context.Context, b
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13926,7 +14796,7 @@ func (c *ClientWithResponses) EnqueueResearchWithBodyWithResponse(ctx context.Co
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13948,7 +14818,7 @@ func (c *ClientWithResponses) EnqueueResearchWithResponse(ctx context.Context, b
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13975,7 +14845,7 @@ func (c *ClientWithResponses) GetQueueStatsWithResponse(ctx context.Context, req
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13997,7 +14867,7 @@ func (c *ClientWithResponses) TriggerMetadataSyncWithResponse(ctx context.Contex
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14023,7 +14893,7 @@ func (c *ClientWithResponses) ListResearchWithResponse(ctx context.Context, para
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14049,7 +14919,7 @@ func (c *ClientWithResponses) CreateResearchWithBodyWithResponse(ctx context.Con
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14071,7 +14941,7 @@ func (c *ClientWithResponses) CreateResearchWithResponse(ctx context.Context, bo
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14094,7 +14964,7 @@ func (c *ClientWithResponses) GetResearchIndexWithResponse(ctx context.Context, 
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14116,7 +14986,7 @@ func (c *ClientWithResponses) GetResearchPartitionWithResponse(ctx context.Conte
 // - 403 `forbidden`: the key's scope is too low
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14143,7 +15013,7 @@ func (c *ClientWithResponses) ListSeedsWithResponse(ctx context.Context, params 
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14170,7 +15040,7 @@ func (c *ClientWithResponses) CreateSeedWithBodyWithResponse(ctx context.Context
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14196,7 +15066,7 @@ func (c *ClientWithResponses) CreateSeedWithResponse(ctx context.Context, body C
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14222,7 +15092,7 @@ func (c *ClientWithResponses) OrchestrateSeedsWithBodyWithResponse(ctx context.C
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14250,7 +15120,7 @@ func (c *ClientWithResponses) OrchestrateSeedsWithResponse(ctx context.Context, 
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14278,7 +15148,7 @@ func (c *ClientWithResponses) PromoteSeedWithBodyWithResponse(ctx context.Contex
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14301,7 +15171,7 @@ func (c *ClientWithResponses) PromoteSeedWithResponse(ctx context.Context, body 
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14328,7 +15198,7 @@ func (c *ClientWithResponses) GetSeedWithResponse(ctx context.Context, seedId st
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14355,7 +15225,7 @@ func (c *ClientWithResponses) UpdateSeedWithBodyWithResponse(ctx context.Context
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14382,7 +15252,7 @@ func (c *ClientWithResponses) UpdateSeedWithResponse(ctx context.Context, seedId
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/merge-patch+json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14410,7 +15280,7 @@ func (c *ClientWithResponses) UpdateSeedWithApplicationMergePatchPlusJSONBodyWit
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14438,7 +15308,7 @@ func (c *ClientWithResponses) ArchiveSeedWithBodyWithResponse(ctx context.Contex
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14449,6 +15319,29 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 		return nil, err
 	}
 	return ParseArchiveSeedResponse(rsp)
+}
+
+// GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/evidence (the `GetSeedEvidence` operationId).
+func (c *ClientWithResponses) GetSeedEvidenceWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*GetSeedEvidenceResponse, error) {
+	rsp, err := c.GetSeedEvidence(ctx, seedId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSeedEvidenceResponse(rsp)
 }
 
 // ReactivateSeedWithBodyWithResponse Reactivate a suspended seed
@@ -14466,7 +15359,7 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14494,7 +15387,7 @@ func (c *ClientWithResponses) ReactivateSeedWithBodyWithResponse(ctx context.Con
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14522,7 +15415,7 @@ func (c *ClientWithResponses) ReactivateSeedWithResponse(ctx context.Context, se
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14550,7 +15443,7 @@ func (c *ClientWithResponses) SuspendSeedWithBodyWithResponse(ctx context.Contex
 // - 415 `invalid`: a body without a JSON Content-Type
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14573,7 +15466,7 @@ func (c *ClientWithResponses) SuspendSeedWithResponse(ctx context.Context, seedI
 // - 404 `not_found`: no such resource
 // - 422 `invalid`: a bad field or parameter, named in `errors[]`
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
-// - 503 `unavailable`: a dependency (keys, database, queue) cannot serve right now
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -14737,6 +15630,29 @@ func ParseListDatasetsResponse(rsp *http.Response) (*ListDatasetsResponse, error
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDatasetsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDatasetsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -14844,6 +15760,26 @@ func ParseSaveDatasetBodyResponse(rsp *http.Response) (*SaveDatasetBodyResponse,
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers SaveDatasetBodyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SaveDatasetBodyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14912,6 +15848,29 @@ func ParseGetDatasetStatsResponse(rsp *http.Response) (*GetDatasetStatsResponse,
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDatasetStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDatasetStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -14987,6 +15946,29 @@ func ParseListDatasetChunksResponse(rsp *http.Response) (*ListDatasetChunksRespo
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDatasetChunksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDatasetChunksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15103,6 +16085,26 @@ func ParseSaveDatasetResponse(rsp *http.Response) (*SaveDatasetResponse, error) 
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers SaveDatasetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SaveDatasetResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15174,6 +16176,29 @@ func ParseDeleteDatasetChunkResponse(rsp *http.Response) (*DeleteDatasetChunkRes
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers DeleteDatasetChunkResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteDatasetChunkResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15276,6 +16301,26 @@ func ParseGetDatasetChunkResponse(rsp *http.Response) (*GetDatasetChunkResponse,
 			headers.LastModified = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDatasetChunkResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDatasetChunkResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15344,6 +16389,29 @@ func ParseListDomainsResponse(rsp *http.Response) (*ListDomainsResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDomainsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDomainsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15421,6 +16489,29 @@ func ParseGetDomainResponse(rsp *http.Response) (*GetDomainResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDomainResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDomainResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -15487,6 +16578,29 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListKeysResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListKeysResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15585,6 +16699,29 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -15658,6 +16795,29 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RevokeKeyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15735,6 +16895,29 @@ func ParseGetMetadataByCountryResponse(rsp *http.Response) (*GetMetadataByCountr
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetMetadataByCountryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMetadataByCountryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -15801,6 +16984,29 @@ func ParseGetMetadataSnapshotResponse(rsp *http.Response) (*GetMetadataSnapshotR
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetMetadataSnapshotResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMetadataSnapshotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15917,6 +17123,26 @@ func ParseSyncMetadataResponse(rsp *http.Response) (*SyncMetadataResponse, error
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers SyncMetadataResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SyncMetadataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15985,6 +17211,29 @@ func ParseListMetadataTasksResponse(rsp *http.Response) (*ListMetadataTasksRespo
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListMetadataTasksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMetadataTasksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16062,6 +17311,29 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetBatchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBatchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -16137,6 +17409,29 @@ func ParseListBatchResultsResponse(rsp *http.Response) (*ListBatchResultsRespons
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListBatchResultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBatchResultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -16203,6 +17498,29 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListBatchesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBatchesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16312,6 +17630,26 @@ func ParseEnqueueContractResponse(rsp *http.Response) (*EnqueueContractResponse,
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnqueueContractResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnqueueContractResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16380,6 +17718,29 @@ func ParseListDeadLettersResponse(rsp *http.Response) (*ListDeadLettersResponse,
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDeadLettersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDeadLettersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16492,6 +17853,29 @@ func ParseRetryDeadLetterResponse(rsp *http.Response) (*RetryDeadLetterResponse,
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RetryDeadLetterResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryDeadLetterResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -16599,6 +17983,26 @@ func ParseEnqueueLivenessResponse(rsp *http.Response) (*EnqueueLivenessResponse,
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnqueueLivenessResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnqueueLivenessResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16708,6 +18112,26 @@ func ParseEnqueueResearchResponse(rsp *http.Response) (*EnqueueResearchResponse,
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnqueueResearchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnqueueResearchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16776,6 +18200,29 @@ func ParseGetQueueStatsResponse(rsp *http.Response) (*GetQueueStatsResponse, err
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetQueueStatsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetQueueStatsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16892,6 +18339,26 @@ func ParseTriggerMetadataSyncResponse(rsp *http.Response) (*TriggerMetadataSyncR
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers TriggerMetadataSyncResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers TriggerMetadataSyncResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16960,6 +18427,29 @@ func ParseListResearchResponse(rsp *http.Response) (*ListResearchResponse, error
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListResearchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListResearchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17076,6 +18566,26 @@ func ParseCreateResearchResponse(rsp *http.Response) (*CreateResearchResponse, e
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateResearchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateResearchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17144,6 +18654,29 @@ func ParseGetResearchIndexResponse(rsp *http.Response) (*GetResearchIndexRespons
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetResearchIndexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetResearchIndexResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17221,6 +18754,29 @@ func ParseGetResearchPartitionResponse(rsp *http.Response) (*GetResearchPartitio
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetResearchPartitionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetResearchPartitionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17287,6 +18843,29 @@ func ParseListSeedsResponse(rsp *http.Response) (*ListSeedsResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSeedsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSeedsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17403,6 +18982,26 @@ func ParseCreateSeedResponse(rsp *http.Response) (*CreateSeedResponse, error) {
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17512,6 +19111,26 @@ func ParseOrchestrateSeedsResponse(rsp *http.Response) (*OrchestrateSeedsRespons
 			headers.Location = &value
 		}
 		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers OrchestrateSeedsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers OrchestrateSeedsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17624,6 +19243,29 @@ func ParsePromoteSeedResponse(rsp *http.Response) (*PromoteSeedResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers PromoteSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers PromoteSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -17697,6 +19339,29 @@ func ParseGetSeedResponse(rsp *http.Response) (*GetSeedResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17800,6 +19465,29 @@ func ParseUpdateSeedResponse(rsp *http.Response) (*UpdateSeedResponse, error) {
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers UpdateSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -17912,6 +19600,151 @@ func ParseArchiveSeedResponse(rsp *http.Response) (*ArchiveSeedResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ArchiveSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ArchiveSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSeedEvidenceResponse parses an HTTP response from a GetSeedEvidenceWithResponse call
+func ParseGetSeedEvidenceResponse(rsp *http.Response) (*GetSeedEvidenceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSeedEvidenceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest map[string]interface{}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSeedEvidenceResponse200Headers
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("X-Evidence-Key"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Evidence-Key", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XEvidenceKey = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetSeedEvidenceResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSeedEvidenceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18020,6 +19853,29 @@ func ParseReactivateSeedResponse(rsp *http.Response) (*ReactivateSeedResponse, e
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReactivateSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReactivateSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18132,6 +19988,29 @@ func ParseSuspendSeedResponse(rsp *http.Response) (*SuspendSeedResponse, error) 
 
 	}
 
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SuspendSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SuspendSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
 	return response, nil
 }
 
@@ -18205,6 +20084,29 @@ func ParseListSeedVersionsResponse(rsp *http.Response) (*ListSeedVersionsRespons
 		}
 		response.ApplicationproblemJSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSeedVersionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSeedVersionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -18290,6 +20192,19 @@ func ParseGetHealthReadyResponse(rsp *http.Response) (*GetHealthReadyResponse, e
 		}
 		response.JSON503 = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetHealthReadyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
