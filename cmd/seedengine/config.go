@@ -32,6 +32,8 @@ type Config struct {
 	Addr        string
 	DataDir     string
 	DatabaseURL string
+	DBWait      time.Duration
+	DBMaxConns  int
 	BlobURL     string
 	LogFormat   string
 	LogLevel    string
@@ -51,6 +53,7 @@ type Config struct {
 	QueuePollInterval time.Duration
 	JobTimeout        time.Duration
 	JobRescueAfter    time.Duration
+	DeadProcessAfter  time.Duration
 	MaxAttempts       int
 
 	// Discovery.
@@ -118,6 +121,12 @@ var settings = []setting{
 		s.secret = true
 		return s
 	}(),
+	{name: "db-wait", usage: "how long to wait at start for a PostgreSQL database that does not answer yet (booting, failing over), retrying with back-off; 0s: fail at once", group: groupStore, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.DBWait, n, 2*time.Minute, u)
+	}},
+	{name: "db-max-conns", usage: "PostgreSQL connections this process may hold (River, the API and the workers share them); keep the sum over all processes under the server's max_connections", group: groupStore, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.DBMaxConns, n, 40, u)
+	}},
 	stringSetting("blob-url", "", "object store: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem://; default: file://<data-dir>/objects", groupStore, func(c *Config) *string { return &c.BlobURL }),
 	stringSetting("log-format", "text", "log format: json or text", groupStore, func(c *Config) *string { return &c.LogFormat }),
 	stringSetting("log-level", "info", "log level: debug, info, warn or error", groupStore, func(c *Config) *string { return &c.LogLevel }),
@@ -138,7 +147,7 @@ var settings = []setting{
 	{name: "shutdown-timeout", usage: "how long to wait for requests and in-flight jobs on SIGINT/SIGTERM", group: groupServer | groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ShutdownTimeout, n, 30*time.Second, u)
 	}},
-	{name: "workers", usage: "concurrent job workers (batch chunks, file jobs)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+	{name: "workers", usage: "concurrent job workers (batch chunks, file jobs); serve --workers 0 serves the API only and leaves the jobs to worker processes", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.Workers, n, 50, u)
 	}},
 	{name: "domain-workers", usage: "concurrent seed orchestration domain jobs (mostly waiting on politeness, so many)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
@@ -152,6 +161,9 @@ var settings = []setting{
 	}},
 	{name: "job-rescue-after", usage: "when a job left running by a dead worker is retried (at least --job-timeout)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.JobRescueAfter, n, 15*time.Minute, u)
+	}},
+	{name: "dead-process-after", usage: "how old a worker process's heartbeat may grow before it is taken for dead and its running jobs run again elsewhere", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.DeadProcessAfter, n, time.Minute, u)
 	}},
 	{name: "max-attempts", usage: "attempts per job before it is given up", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.MaxAttempts, n, 5, u)
@@ -325,6 +337,12 @@ func (c *Config) finish(groups settingGroup) error {
 		if c.DatabaseURL == "" {
 			c.DatabaseURL = "sqlite:" + filepath.Join(c.DataDir, "seedengine.db")
 		}
+		if c.DBMaxConns < 2 || c.DBMaxConns > 1000 {
+			return fmt.Errorf("--db-max-conns: %d must be from 2 to 1000", c.DBMaxConns)
+		}
+		if c.DBWait < 0 {
+			return fmt.Errorf("--db-wait: %v must not be negative", c.DBWait)
+		}
 		if err := validateDatabaseURL(c.DatabaseURL); err != nil {
 			return fmt.Errorf("--database-url: %v", err)
 		}
@@ -368,8 +386,8 @@ func (c *Config) finish(groups settingGroup) error {
 		return fmt.Errorf("--shutdown-timeout: %v must be positive", c.ShutdownTimeout)
 	}
 	if groups&groupQueue != 0 {
-		if c.Workers < 1 || c.Workers > 10000 {
-			return fmt.Errorf("--workers: %d must be from 1 to 10000", c.Workers)
+		if c.Workers < 0 || c.Workers > 10000 {
+			return fmt.Errorf("--workers: %d must be from 0 (serve: API only) to 10000", c.Workers)
 		}
 		if c.DomainWorkers < 1 || c.DomainWorkers > 10000 {
 			return fmt.Errorf("--domain-workers: %d must be from 1 to 10000", c.DomainWorkers)
@@ -393,6 +411,9 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.JobRescueAfter < c.JobTimeout {
 			return fmt.Errorf("--job-rescue-after: %v must be at least --job-timeout (%v)", c.JobRescueAfter, c.JobTimeout)
+		}
+		if c.DeadProcessAfter < 30*time.Second {
+			return fmt.Errorf("--dead-process-after: %v must be at least 30s (three heartbeats)", c.DeadProcessAfter)
 		}
 		if c.MaxAttempts < 1 || c.MaxAttempts > 100 {
 			return fmt.Errorf("--max-attempts: %d must be from 1 to 100", c.MaxAttempts)

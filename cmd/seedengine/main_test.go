@@ -99,13 +99,22 @@ type server struct {
 func startServer(t *testing.T, dataDir string, extra ...string) *server {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-format", "json"}, extra...)
+	start := time.Now()
+	s := launch(t, args...)
+	s.waitListening(t, 30*time.Second)
+	t.Logf("serve ready in %v", time.Since(start))
+	return s
+}
+
+// launch starts the binary (serve or worker, with --log-format json) and
+// collects its log lines; it is killed at cleanup if still running.
+func launch(t *testing.T, args ...string) *server {
+	t.Helper()
 	cmd := command(t, nil, args...)
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
-	start := time.Now()
 	require.NoError(t, cmd.Start())
 	s := &server{cmd: cmd, done: make(chan struct{})}
-	addr := make(chan string, 1)
 	go func() {
 		defer close(s.done)
 		sc := bufio.NewScanner(stderr)
@@ -118,9 +127,6 @@ func startServer(t *testing.T, dataDir string, extra ...string) *server {
 			s.mu.Lock()
 			s.logs = append(s.logs, line)
 			s.mu.Unlock()
-			if line["event"] == "http_listening" {
-				addr <- line["addr"].(string)
-			}
 		}
 	}()
 	t.Cleanup(func() {
@@ -129,30 +135,54 @@ func startServer(t *testing.T, dataDir string, extra ...string) *server {
 			_ = cmd.Wait()
 		}
 	})
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-	case <-s.done:
-		t.Fatalf("serve exited before listening: %v", s.logLines())
-	case <-time.After(30 * time.Second):
-		t.Fatalf("serve did not listen within 30s: %v", s.logLines())
+	return s
+}
+
+// waitEvent waits for a log line with the event and returns it; it fails
+// the test when the process exits first or the time runs out.
+func (s *server) waitEvent(t *testing.T, event string, timeout time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		for _, l := range s.logLines() {
+			if l["event"] == event {
+				return l
+			}
+		}
+		select {
+		case <-s.done:
+			for _, l := range s.logLines() { // lines read before the end
+				if l["event"] == event {
+					return l
+				}
+			}
+			t.Fatalf("%s exited before %s: %v", s.cmd.Args[1], event, s.logLines())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s from %s within %s: %v", event, s.cmd.Args[1], timeout, s.logLines())
+		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
+}
+
+// waitListening waits for serve to listen and answer ready.
+func (s *server) waitListening(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	s.base = "http://" + s.waitEvent(t, "http_listening", timeout)["addr"].(string)
+	deadline := time.Now().Add(timeout)
 	for {
 		resp, err := http.Get(s.base + "/health/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("serve not ready within 30s: %v", s.logLines())
+			t.Fatalf("serve not ready within %s: %v", timeout, s.logLines())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Logf("serve ready in %v", time.Since(start))
-	return s
 }
 
 func (s *server) logLines() []map[string]any {

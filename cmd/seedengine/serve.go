@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -94,15 +96,11 @@ type app struct {
 // refused with not_implemented rather than queued for nobody. The caller
 // closes it.
 func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client) (*app, error) {
-	db, err := sqlstore.Open(ctx, c.DatabaseURL)
+	db, err := openDatabase(ctx, c, log)
 	if err != nil {
-		return nil, settingError("database-url", "open database", err)
+		return nil, err
 	}
 	a := &app{log: log, db: db}
-	if err := db.Migrate(ctx); err != nil {
-		a.close()
-		return nil, fmt.Errorf("migrate database: %w", err)
-	}
 	if a.blobs, err = blobstore.Open(ctx, c.BlobURL); err != nil {
 		a.close()
 		return nil, settingError("blob-url", "open object store", err)
@@ -134,6 +132,8 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		MaxAttempts:          c.MaxAttempts,
 		JobTimeout:           c.JobTimeout,
 		RescueStuckJobsAfter: c.JobRescueAfter,
+		DeadProcessAfter:     c.DeadProcessAfter,
+		InsertOnly:           c.Workers == 0,
 		Logger:               log,
 		ReadDB:               db.Reader(),
 	})
@@ -231,12 +231,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if withAPI {
 		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue|groupDiscover|groupFetch
 	}
-	c, rest, err := parseCommand(name, summary, groups, args, getenv, stdout)
+	var recordSettings bool
+	c, rest, err := parseCommand(name, summary, groups, args, getenv, stdout, func(fs *flag.FlagSet) {
+		fs.BoolVar(&recordSettings, "record-settings", false,
+			"make this process's shared settings (job timeouts, metadata remote, fetch settings: docs/deploy.md) the deployment's; the others must then match")
+	})
 	if err != nil {
 		return err
 	}
 	if err := noArgs(name, rest); err != nil {
 		return err
+	}
+	if !withAPI && c.Workers == 0 {
+		return usageError{errors.New("--workers: 0 leaves a worker nothing to do; serve --workers 0 is the API-only process")}
 	}
 	log := newLogger(c, stderr)
 	log.Info("starting", append([]any{"event", "config", "command", name, "version", version(), "commit", commit(), "go_version", runtime.Version()}, c.logAttrs()...)...)
@@ -256,6 +263,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer a.close()
+	if c.Workers > 0 {
+		if err := checkDeployment(ctx, a.db, c, recordSettings, log); err != nil {
+			return err
+		}
+	}
 
 	var srv *http.Server
 	var ln net.Listener
@@ -393,14 +405,11 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	log := newLogger(c, stderr)
-	db, err := sqlstore.Open(ctx, c.DatabaseURL)
+	db, err := openDatabase(ctx, c, log)
 	if err != nil {
-		return settingError("database-url", "open database", err)
+		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
-		return fmt.Errorf("migrate database: %w", err)
-	}
 	log.Info("migrations applied", "event", "migrated", "engine", string(db.Engine()))
 	fmt.Fprintln(stdout, "migrations applied")
 	return nil

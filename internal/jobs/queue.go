@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/seedengine/seedengine"
 )
@@ -33,6 +34,12 @@ type Config struct {
 	// Workers is how many jobs of the default queue run at once in this
 	// process. Default 50.
 	Workers int
+
+	// InsertOnly makes a queue that enqueues and answers queries (stats,
+	// dead letters, River UI) but works no job: for API processes that
+	// leave the work to worker processes. Start then starts no worker,
+	// sweep or heartbeat.
+	InsertOnly bool
 
 	// DomainWorkers is how many jobs of QueueDomains (one domain of a seed
 	// orchestration each) run at once in this process. Default 1,500.
@@ -76,6 +83,22 @@ type Config struct {
 	// SweepInterval is how often the queue looks for chunks whose job can
 	// no longer run (see sweep.go). Default 1m.
 	SweepInterval time.Duration
+
+	// RescueInterval is how often a working process records its heartbeat
+	// and looks for jobs left running by nobody (see rescue.go). Default
+	// 10s.
+	RescueInterval time.Duration
+
+	// OrphanGrace is how long a job of this process may stay running in
+	// the database with no worker here holding it before it is made
+	// available again: longer than River's completer retries a failed
+	// update (about 7 s, at most 37 s). Default 45s.
+	OrphanGrace time.Duration
+
+	// DeadProcessAfter is how old a process's heartbeat may grow before
+	// the process is taken for dead and its running jobs are made
+	// available again. At least three RescueIntervals. Default 1m.
+	DeadProcessAfter time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -106,6 +129,15 @@ func (c Config) withDefaults() Config {
 	if c.SweepInterval == 0 {
 		c.SweepInterval = time.Minute
 	}
+	if c.RescueInterval == 0 {
+		c.RescueInterval = 10 * time.Second
+	}
+	if c.OrphanGrace == 0 {
+		c.OrphanGrace = 45 * time.Second
+	}
+	if c.DeadProcessAfter == 0 {
+		c.DeadProcessAfter = max(time.Minute, 3*c.RescueInterval)
+	}
 	return c
 }
 
@@ -125,6 +157,12 @@ func (c Config) validate() error {
 		return seedengine.Errorf(seedengine.EINVALID, "queue max attempts must be at least 1, got %d", c.MaxAttempts)
 	case c.JobTimeout < 0:
 		return seedengine.Errorf(seedengine.EINVALID, "queue job timeout must not be negative, got %s", c.JobTimeout)
+	case c.RescueInterval < 10*time.Millisecond:
+		return seedengine.Errorf(seedengine.EINVALID, "queue rescue interval must be at least 10ms, got %s", c.RescueInterval)
+	case c.DeadProcessAfter < 3*c.RescueInterval:
+		return seedengine.Errorf(seedengine.EINVALID, "queue dead-process-after %s must be at least three rescue intervals (%s)", c.DeadProcessAfter, 3*c.RescueInterval)
+	case c.OrphanGrace < 0:
+		return seedengine.Errorf(seedengine.EINVALID, "queue orphan grace must not be negative, got %s", c.OrphanGrace)
 	case c.RescueStuckJobsAfter < c.JobTimeout:
 		return seedengine.Errorf(seedengine.EINVALID, "queue rescue-stuck-jobs-after %s must be at least the job timeout %s", c.RescueStuckJobsAfter, c.JobTimeout)
 	}
@@ -172,6 +210,8 @@ type Queue struct {
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
+
+	rescue *rescuer // jobs left running by nobody (rescue.go)
 }
 
 // New builds a queue on db, which must hold River's tables (applied by the
@@ -197,6 +237,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 		processors: make(map[seedengine.BatchKind]ChunkProcessor),
 		finishers:  make(map[seedengine.BatchKind]BatchFinisherFunc),
 	}
+	q.rescue = &rescuer{q: q, id: newClientID(), held: map[int64]int{}, suspects: map[int64]suspectSighting{}}
 
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &chunkWorker[ResearchChunkArgs]{q: q})
@@ -209,6 +250,8 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &metadataScheduleWorker{q: q})
 
 	rcfg := &river.Config{
+		ID:                q.rescue.id,
+		Middleware:        []rivertype.Middleware{&holdMiddleware{r: q.rescue}},
 		FetchCooldown:     cfg.FetchCooldown,
 		FetchPollInterval: cfg.PollInterval,
 		JobTimeout:        cfg.JobTimeout,
@@ -221,6 +264,11 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,
+	}
+
+	if cfg.InsertOnly {
+		// No queues: River's client only inserts and queries.
+		rcfg.Queues = nil
 	}
 
 	var err error
@@ -286,11 +334,17 @@ func (q *Queue) Start(ctx context.Context) error {
 	case stateStopping:
 		return seedengine.Errorf(seedengine.ECONFLICT, "job queue is still stopping")
 	}
+	if q.cfg.InsertOnly {
+		q.state.Store(stateRunning)
+		q.log.InfoContext(ctx, "job queue open for inserts only; worker processes run the jobs", "event", "queue_started", "engine", q.engine, "insert_only", true)
+		return nil
+	}
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job queue: %w", err)
 	}
 	q.state.Store(stateRunning)
 	q.startSweeper()
+	q.rescue.start()
 	q.log.InfoContext(ctx, "job queue started", "event", "queue_started", "engine", q.engine,
 		"workers", q.cfg.Workers, "max_attempts", q.cfg.MaxAttempts, "job_timeout", q.cfg.JobTimeout.String())
 	return nil
@@ -308,6 +362,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return nil
 	}
 	q.state.Store(stateStopping)
+	if q.cfg.InsertOnly {
+		q.state.Store(stateStopped)
+		return nil
+	}
 	q.stopSweeper()
 
 	err := q.client.Stop(ctx)
@@ -317,6 +375,9 @@ func (q *Queue) Stop(ctx context.Context) error {
 		defer cancel()
 		err = q.client.StopAndCancel(hctx)
 	}
+	// A clean stop removes the heartbeat; after a failed one the jobs
+	// still running are the others' to rescue once it goes stale.
+	q.rescue.halt(err == nil)
 	if err != nil {
 		return fmt.Errorf("stop job queue: %w", err)
 	}
@@ -324,6 +385,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 	q.log.InfoContext(ctx, "job queue stopped", "event", "queue_stopped")
 	return nil
 }
+
+// ClientID is this process's River client id: the name river_job's
+// attempted_by and queue_processes know it by.
+func (q *Queue) ClientID() string { return q.rescue.id }
 
 // Started reports whether the queue is working jobs: started and not
 // stopping.
@@ -348,10 +413,12 @@ func (q *Queue) Check(ctx context.Context) error {
 	if !q.Started() {
 		return seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue is not running")
 	}
-	select {
-	case <-q.client.Stopped():
-		return seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue is not running")
-	default:
+	if !q.cfg.InsertOnly {
+		select {
+		case <-q.client.Stopped():
+			return seedengine.Errorf(seedengine.EUNAVAILABLE, "job queue is not running")
+		default:
+		}
 	}
 	var one int
 	err := q.readDB().QueryRowContext(ctx, `SELECT 1 FROM river_job LIMIT 1`).Scan(&one)

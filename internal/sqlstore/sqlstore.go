@@ -68,8 +68,22 @@ const sqliteBusyTimeout = 10 * time.Second
 // "sqlite:data/seedengine.db?_pragma=synchronous(NORMAL)" to trade the last
 // commits before a power loss for faster commits.
 func Open(ctx context.Context, rawURL string) (*DB, error) {
-	if strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://") {
-		return openPostgres(ctx, rawURL)
+	return OpenWith(ctx, rawURL, Options{})
+}
+
+// Options tune Open.
+type Options struct {
+	// MaxOpenConns bounds a PostgreSQL pool: River, the API and the
+	// workers of the process share it, so every process of a deployment
+	// holds up to this many of the server's max_connections. Default 40.
+	// SQLite ignores it (one writer, a few readers).
+	MaxOpenConns int
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, rawURL string, opts Options) (*DB, error) {
+	if IsPostgresURL(rawURL) {
+		return openPostgres(ctx, rawURL, opts)
 	}
 	path, query, err := sqlitePath(rawURL)
 	if err != nil {
@@ -78,7 +92,12 @@ func Open(ctx context.Context, rawURL string) (*DB, error) {
 	return openSQLite(ctx, path, query)
 }
 
-func openPostgres(ctx context.Context, rawURL string) (*DB, error) {
+// IsPostgresURL reports whether a database URL names PostgreSQL.
+func IsPostgresURL(rawURL string) bool {
+	return strings.HasPrefix(rawURL, "postgres://") || strings.HasPrefix(rawURL, "postgresql://")
+}
+
+func openPostgres(ctx context.Context, rawURL string, opts Options) (*DB, error) {
 	pool, err := sql.Open("pgx", rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
@@ -86,8 +105,12 @@ func openPostgres(ctx context.Context, rawURL string) (*DB, error) {
 	// A bound keeps many workers from exhausting the server's
 	// max_connections (100 by default); River, the API and the workers all
 	// share this pool.
-	pool.SetMaxOpenConns(40)
-	pool.SetMaxIdleConns(10)
+	maxConns := opts.MaxOpenConns
+	if maxConns <= 0 {
+		maxConns = 40
+	}
+	pool.SetMaxOpenConns(maxConns)
+	pool.SetMaxIdleConns(min(10, maxConns))
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	if err := pool.PingContext(ctx); err != nil {
 		_ = pool.Close()
