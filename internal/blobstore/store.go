@@ -20,6 +20,7 @@ import (
 	"gocloud.dev/gcerrors"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/outage"
 )
 
 // URLField names the setting that holds the object store URL in EINVALID
@@ -394,6 +395,11 @@ func mapErr(op, key string, err error) error {
 	var api interface{ ErrorCode() string }
 	if errors.As(err, &api) && api.ErrorCode() == "ConditionalRequestConflict" {
 		return conflict(op, key, err)
+	}
+	// A store that refuses connections, throttles (503 SlowDown) or does
+	// not answer in time is an outage: callers answer 503 and retry.
+	if (api != nil && (api.ErrorCode() == "SlowDown" || api.ErrorCode() == "ServiceUnavailable")) || outage.Is(err) {
+		return fmt.Errorf("%s %q: %w: %w", op, key, seedengine.Errorf(seedengine.EUNAVAILABLE, "the object store is not available"), err)
 	}
 	return fmt.Errorf("%s %q: %w", op, key, err)
 }

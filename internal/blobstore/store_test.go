@@ -748,3 +748,23 @@ func TestGofakes3ConditionalWrites(t *testing.T) {
 	_, err = s.PutIfAbsent(ctx, "large", patternReader(5, large), "")
 	requireCode(t, err, seedengine.ECONFLICT)
 }
+
+// An object store that does not answer is an outage (EUNAVAILABLE, which
+// the API answers 503), not an internal error.
+func TestS3DownIsUnavailable(t *testing.T) {
+	t.Parallel()
+	backend := s3mem.New()
+	require.NoError(t, backend.CreateBucket(testBucket))
+	srv := httptest.NewServer(gofakes3.New(backend, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	s := mustOpen(t, s3URL(srv.URL, testBucket, true))
+	put(t, s, "k", "v")
+	srv.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	_, _, err := s.NewReader(ctx, "k")
+	requireCode(t, err, seedengine.EUNAVAILABLE)
+	_, err = s.PutIfAbsent(ctx, "other", strings.NewReader("v"), "")
+	requireCode(t, err, seedengine.EUNAVAILABLE)
+	requireCode(t, s.Check(ctx), seedengine.EUNAVAILABLE)
+}
