@@ -46,6 +46,8 @@ type Config struct {
 	MaxDatasetBytes int64
 	RateLimit       float64
 	RateBurst       int
+	TrustedProxies  listFlag
+	trustedProxies  []netip.Prefix // TrustedProxies parsed by finish
 
 	// Queue.
 	Workers           int
@@ -143,6 +145,9 @@ var settings = []setting{
 	}},
 	{name: "rate-burst", usage: "burst size of the per-key rate limit", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.RateBurst, n, 200, u)
+	}},
+	{name: "trusted-proxies", usage: "CIDRs of the reverse proxies in front of serve: their X-Forwarded-For and X-Forwarded-Proto are believed (client address, HTTPS for the console's cookies), and API keys are then always required; repeatable or comma-separated", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Var(&c.TrustedProxies, n, u)
 	}},
 	{name: "shutdown-timeout", usage: "how long to wait for requests and in-flight jobs on SIGINT/SIGTERM", group: groupServer | groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ShutdownTimeout, n, 30*time.Second, u)
@@ -253,8 +258,7 @@ func parseConfig(cmd, summary string, groups settingGroup, args []string, getenv
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
-				return nil, nil, errHelp
+				return nil, nil, errHelp // fs.Parse printed the usage
 			}
 			return nil, nil, fmt.Errorf("%s: %v", cmd, err)
 		}
@@ -380,6 +384,18 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.RateBurst < 1 {
 			return fmt.Errorf("--rate-burst: %d must be at least 1", c.RateBurst)
+		}
+		c.trustedProxies = nil
+		for _, cidr := range c.TrustedProxies {
+			p, err := netip.ParsePrefix(cidr)
+			if err != nil {
+				if a, aerr := netip.ParseAddr(cidr); aerr == nil {
+					p = netip.PrefixFrom(a, a.BitLen())
+				} else {
+					return fmt.Errorf("--trusted-proxies: %q is not an address or a CIDR such as 10.0.0.0/8", cidr)
+				}
+			}
+			c.trustedProxies = append(c.trustedProxies, p.Masked())
 		}
 	}
 	if groups&(groupServer|groupQueue) != 0 && c.ShutdownTimeout <= 0 {

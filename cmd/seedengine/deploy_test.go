@@ -1,12 +1,16 @@
 package main_test
 
 import (
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine/internal/outage/outagetest"
@@ -47,7 +51,7 @@ func TestServeWaitsForDatabase(t *testing.T) {
 
 // The settings every working process must share are recorded by the first;
 // a process with another value refuses to start, naming the setting, until
-// one is started with --record-settings. An API-only serve checks none.
+// one is started with --record-settings.
 func TestSharedSettingsMustAgree(t *testing.T) {
 	t.Parallel()
 	db := sqlstoretest.NewPostgresURL(t)
@@ -63,7 +67,11 @@ func TestSharedSettingsMustAgree(t *testing.T) {
 	require.Contains(t, last, "--job-timeout: this process has \"20m0s\" but the deployment's processes share \"10m0s\"")
 	require.Contains(t, last, "--record-settings")
 
-	api := startServer(t, dir, "--database-url", db, "--workers", "0", "--job-timeout", "20m", "--job-rescue-after", "30m")
+	// An API-only serve is held to them as well (it enqueues jobs).
+	_, stderr, code = runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--data-dir", dir, "--database-url", db, "--workers", "0", "--max-attempts", "9")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--max-attempts: this process has \"9\"")
+	api := startServer(t, dir, "--database-url", db, "--workers", "0", "--job-timeout", "10m")
 	require.Equal(t, http.StatusOK, api.do(t, "GET", "/health/ready", "", nil).status)
 	require.Equal(t, 0, api.stop(t))
 
@@ -103,4 +111,45 @@ func TestAPIOnlyServe(t *testing.T) {
 		return api.do(t, "GET", "/api/v1/queues/batch/"+id, "", nil).body["status"] == "completed"
 	}, 60*time.Second, 50*time.Millisecond)
 	require.Equal(t, 0, w.stop(t))
+}
+
+// An object store that answers but refuses (here: no such bucket) stops
+// serve at start naming --blob-url; one that does not answer lets it
+// start, with readiness naming the object store until it comes back.
+func TestObjectStoreAtStart(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(gofakes3.New(s3mem.New(), gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	t.Cleanup(srv.Close)
+	s3 := func(endpoint string) string {
+		q := url.Values{"endpoint": {endpoint}, "use_path_style": {"true"}, "region": {"us-east-1"}, "anonymous": {"true"}}
+		return "s3://missing-bucket?" + q.Encode()
+	}
+	_, stderr, code := runCLI(t, nil, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--blob-url", s3(srv.URL))
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--blob-url: the object store refused")
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	down := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close()) // nothing listens there now
+	s := launch(t, "serve", "--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--log-format", "json", "--blob-url", s3(down))
+	s.waitEvent(t, "blob_unavailable", 60*time.Second)
+	s.base = "http://" + s.waitEvent(t, "http_listening", 30*time.Second)["addr"].(string)
+	r := s.do(t, "GET", "/health/ready", "", nil)
+	require.Equal(t, http.StatusServiceUnavailable, r.status, "body: %s", r.raw)
+	require.Equal(t, "5", r.header.Get("Retry-After"))
+	require.Equal(t, "fail", r.body["checks"].(map[string]any)["object_store"].(map[string]any)["status"])
+	require.Equal(t, 0, s.stop(t))
+}
+
+// Without an API key serve refuses a listener others can reach, and a
+// proxy in front: exit status 2, the setting named.
+func TestServeWithoutKeysStaysLocal(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"--addr", "0.0.0.0:0"}, {"--addr", "127.0.0.1:0", "--trusted-proxies", "127.0.0.1"}} {
+		_, stderr, code := runCLI(t, nil, append([]string{"serve", "--data-dir", t.TempDir()}, args...)...)
+		require.Equal(t, 2, code, stderr)
+		require.Contains(t, stderr, args[len(args)-2]+": ", "the setting is named")
+		require.Contains(t, stderr, "no API key exists")
+	}
 }

@@ -72,7 +72,9 @@ type sharedSetting struct {
 // sharedSettings are the settings every process that works jobs must
 // share: they decide what a job does, so two workers with different values
 // would give a batch two answers. Each is compared by the SHA-256 of its
-// value. An API-only serve (--workers 0) runs no job and checks none.
+// value. An API-only serve (--workers 0) checks them too: the jobs it
+// enqueues carry its max-attempts, and its metadata sync route answers by
+// its remote.
 var sharedSettings = []sharedSetting{
 	{"job-timeout", "River's rescuer (run by one process) must not take a live job for a dead one",
 		func(c *Config) (string, error) { return c.JobTimeout.String(), nil }},

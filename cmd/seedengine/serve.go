@@ -28,6 +28,7 @@ import (
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
+	"github.com/seedengine/seedengine/internal/outage"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -104,6 +105,19 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	if a.blobs, err = blobstore.Open(ctx, c.BlobURL); err != nil {
 		a.close()
 		return nil, settingError("blob-url", "open object store", err)
+	}
+	// A store that answers but refuses (credentials, region, no such
+	// bucket) is a setting to fix: stop now, not at the first job. One that
+	// does not answer may come back: readiness reports it meanwhile.
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	err = a.blobs.Check(cctx)
+	cancel()
+	if err != nil {
+		if !outage.Is(err) {
+			a.close()
+			return nil, usageError{fmt.Errorf("--blob-url: the object store refused: %v", err)}
+		}
+		log.Warn("object store not reachable at start; jobs that need it retry until it is", "event", "blob_unavailable", "err", err)
 	}
 	classifier, err := newClassifier(c)
 	if err != nil {
@@ -263,10 +277,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer a.close()
-	if c.Workers > 0 {
-		if err := checkDeployment(ctx, a.db, c, recordSettings, log); err != nil {
-			return err
-		}
+	// An API-only serve checks too: the jobs it enqueues carry its
+	// max-attempts, and it answers for the metadata remote.
+	if err := checkDeployment(ctx, a.db, c, recordSettings, log); err != nil {
+		return err
 	}
 
 	var srv *http.Server
@@ -277,7 +291,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			return fmt.Errorf("count API keys: %w", err)
 		}
 		if n == 0 && !isLoopbackAddr(c.Addr) {
-			return fmt.Errorf("--addr: %s is not a loopback address and no API key exists; create one with `seedengine apikey create --name NAME --scope admin` or listen on 127.0.0.1", c.Addr)
+			return usageError{fmt.Errorf("--addr: %s is not a loopback address and no API key exists; create one with `seedengine apikey create --name NAME --scope admin` or listen on 127.0.0.1", c.Addr)}
+		}
+		if n == 0 && len(c.trustedProxies) > 0 {
+			return usageError{errors.New("--trusted-proxies: a proxy serves other machines' clients, and no API key exists; create one with `seedengine apikey create --name NAME --scope admin`")}
 		}
 		if n == 0 {
 			log.Warn("no API keys: the API is open to anyone who can reach the loopback address", "event", "auth_open")
@@ -299,7 +316,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			RateBurst:       c.RateBurst,
 			Categories:      knownCategories,
 			// Revoking the last key must not open a server that others can reach.
-			RequireKeys: !isLoopbackAddr(c.Addr),
+			RequireKeys:    !isLoopbackAddr(c.Addr) || len(c.trustedProxies) > 0,
+			TrustedProxies: c.trustedProxies,
 		}, httpapi.Deps{
 			APIKeys:      a.keys,
 			Batches:      a.batchs,

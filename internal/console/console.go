@@ -46,6 +46,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/httpapi"
 )
 
 //go:embed templates/*.html
@@ -320,13 +321,13 @@ func randomToken() string {
 func (c *Console) setCookie(w http.ResponseWriter, r *http.Request, name, value string, maxAge time.Duration) {
 	http.SetCookie(w, &http.Cookie{
 		Name: name, Value: value, Path: prefix + "/", MaxAge: int(maxAge.Seconds()),
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+		HttpOnly: true, Secure: httpapi.IsHTTPS(r), SameSite: http.SameSiteStrictMode,
 	})
 }
 
 func (c *Console) clearCookie(w http.ResponseWriter, r *http.Request, name string) {
 	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: prefix + "/", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: httpapi.IsHTTPS(r), SameSite: http.SameSiteStrictMode})
 }
 
 // allowSignin limits sign-in attempts per client address, good or bad

@@ -127,6 +127,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw.st.path = r.URL.Path
 	rw.st.id = s.requestID(r)
 	w.Header()["X-Request-Id"] = []string{rw.st.id}
+	if len(s.cfg.TrustedProxies) > 0 {
+		r = s.behindProxy(r)
+	}
 	defer s.finish(rw, r, start)
 	if !canonicalPath(r.URL.Path) {
 		// ServeMux would answer a redirect with an HTML body; a client of
@@ -445,6 +448,71 @@ func saneRequestID(id string) bool {
 
 // clientIP is the peer address. X-Forwarded-For is not trusted: anyone can
 // set it, and a proxy deployment would configure trust explicitly.
+type httpsKey struct{}
+
+// behindProxy rewrites a request that a trusted proxy forwarded: its
+// RemoteAddr becomes the client's (port 0), and X-Forwarded-Proto: https
+// marks it as received over TLS. A request from elsewhere is unchanged.
+func (s *Server) behindProxy(r *http.Request) *http.Request {
+	peer, err := netip.ParseAddr(clientIP(r))
+	if err != nil || !s.trusted(peer) {
+		return r
+	}
+	client := peer
+	hops := r.Header.Values("X-Forwarded-For")
+	var addrs []string
+	for _, h := range hops {
+		for a := range strings.SplitSeq(h, ",") {
+			addrs = append(addrs, strings.TrimSpace(a))
+		}
+	}
+	// From the nearest hop back: the first address not a trusted proxy
+	// is the client; the ones before it are the client's to forge.
+	for i := len(addrs) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(addrs[i])
+		if err != nil {
+			break
+		}
+		client = a.Unmap()
+		if !s.trusted(client) {
+			break
+		}
+	}
+	r2 := r.Clone(r.Context())
+	r2.RemoteAddr = netip.AddrPortFrom(client, 0).String()
+	protos := r.Header.Values("X-Forwarded-Proto")
+	if len(protos) > 0 {
+		last := protos[len(protos)-1]
+		if i := strings.LastIndexByte(last, ','); i >= 0 {
+			last = last[i+1:]
+		}
+		if strings.EqualFold(strings.TrimSpace(last), "https") {
+			r2 = r2.WithContext(context.WithValue(r2.Context(), httpsKey{}, true))
+		}
+	}
+	return r2
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range s.cfg.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsHTTPS reports whether a request arrived over TLS: directly, or through
+// a trusted proxy that says so (Config.TrustedProxies).
+func IsHTTPS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	v, _ := r.Context().Value(httpsKey{}).(bool)
+	return v
+}
+
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime"
 	"slices"
 	"strings"
@@ -64,6 +65,13 @@ type Config struct {
 	// ReadyTimeout bounds GET /health/ready: checks still running then
 	// count as failed.
 	ReadyTimeout time.Duration
+
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// the server (TLS termination). A request from one of them is taken to
+	// come from the client its X-Forwarded-For names (the nearest address
+	// that is not itself a trusted proxy) and, with X-Forwarded-Proto:
+	// https, over TLS (IsHTTPS). Headers from any other peer are ignored.
+	TrustedProxies []netip.Prefix
 }
 
 func (c Config) withDefaults() Config {
