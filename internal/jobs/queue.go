@@ -255,7 +255,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 		FetchCooldown:     cfg.FetchCooldown,
 		FetchPollInterval: cfg.PollInterval,
 		JobTimeout:        cfg.JobTimeout,
-		Logger:            cfg.Logger.With("component", "river"),
+		Logger:            slog.New(newThrottle(cfg.Logger.Handler(), riverLogEvery)).With("component", "river"),
 		MaxAttempts:       cfg.MaxAttempts,
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
