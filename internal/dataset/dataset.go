@@ -63,7 +63,16 @@ type Service struct {
 
 	// now is the clock of ModTime on written chunks; replaced in tests.
 	now func() time.Time
+
+	// floors holds, per partition, the highest chunk number the store
+	// held when this process first wrote there (see writeChunk).
+	floorsMu sync.Mutex
+	floors   map[seedengine.Partition]int
 }
+
+// maxFloors bounds floors; past it the map starts again empty (a
+// partition then costs one more listing).
+const maxFloors = 10_000
 
 var _ seedengine.DatasetService = (*Service)(nil)
 
@@ -72,7 +81,8 @@ func New(store seedengine.ObjectStore, index seedengine.DatasetIndex, logger *sl
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: store, index: index, logger: logger, now: func() time.Time { return time.Now().UTC() }}
+	return &Service{store: store, index: index, logger: logger, now: func() time.Time { return time.Now().UTC() },
+		floors: map[seedengine.Partition]int{}}
 }
 
 // listed is one partition as the store listing shows it.

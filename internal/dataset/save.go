@@ -251,13 +251,19 @@ func metaOrigin(m seedengine.DatasetMeta) string {
 // writeChunk reserves a chunk number, at or above the highest in the
 // store, and writes the reader body returns for it with PutIfAbsent. A
 // number taken by a file the index did not know is released and the next
-// one tried, after adopt (when set) has had its say. Any other failure
-// releases the reservation. On success the chunk is indexed with records.
+// one above the highest in the store tried, after adopt (when set) has had
+// its say. Any other failure releases the reservation. On success the
+// chunk is indexed with records.
+//
+// The store is listed the first time this process writes to a partition
+// and after such a conflict, not for every write: the index knows every
+// chunk the deployment wrote since, and a listing per write cost a LIST of
+// the whole partition (thousands of keys on S3) for every chunk.
 func (s *Service) writeChunk(ctx context.Context, p seedengine.Partition, origin string, records int,
 	body func(n int) (io.Reader, func() error, error),
 	adopt func(n int) (*seedengine.ChunkInfo, error),
 ) (seedengine.ChunkInfo, error) {
-	highest, err := s.highestChunk(ctx, p)
+	highest, err := s.storeFloor(ctx, p)
 	if err != nil {
 		return seedengine.ChunkInfo{}, err
 	}
@@ -312,6 +318,7 @@ func (s *Service) writeChunk(ctx context.Context, p seedengine.Partition, origin
 		if highest, err = s.highestChunk(ctx, p); err != nil {
 			return seedengine.ChunkInfo{}, err
 		}
+		s.setFloor(p, highest)
 		atLeast = max(n, highest) + 1
 	}
 	return seedengine.ChunkInfo{}, seedengine.Errorf(seedengine.ECONFLICT,
@@ -327,6 +334,32 @@ func (s *Service) release(ctx context.Context, p seedengine.Partition, n int) {
 		s.logger.WarnContext(ctx, "cannot release a chunk reservation", "event", "dataset_release_failed",
 			"country", p.Country, "category", p.Category, "date", p.Date, "chunk", n, "error", err)
 	}
+}
+
+// storeFloor returns the highest chunk number the store held for p when
+// this process last listed it, listing it the first time.
+func (s *Service) storeFloor(ctx context.Context, p seedengine.Partition) (int, error) {
+	s.floorsMu.Lock()
+	highest, ok := s.floors[p]
+	s.floorsMu.Unlock()
+	if ok {
+		return highest, nil
+	}
+	highest, err := s.highestChunk(ctx, p)
+	if err != nil {
+		return 0, err
+	}
+	s.setFloor(p, highest)
+	return highest, nil
+}
+
+func (s *Service) setFloor(p seedengine.Partition, highest int) {
+	s.floorsMu.Lock()
+	defer s.floorsMu.Unlock()
+	if len(s.floors) >= maxFloors {
+		clear(s.floors)
+	}
+	s.floors[p] = max(s.floors[p], highest)
 }
 
 // highestChunk returns the highest chunk number in the store for p,

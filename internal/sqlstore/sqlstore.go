@@ -110,7 +110,11 @@ func openPostgres(ctx context.Context, rawURL string, opts Options) (*DB, error)
 		maxConns = 40
 	}
 	pool.SetMaxOpenConns(maxConns)
-	pool.SetMaxIdleConns(min(10, maxConns))
+	// Every open connection may stay idle: with fewer idle slots than
+	// open ones, a busy queue closes connections it needs again a moment
+	// later, and each new one costs PostgreSQL a backend fork and a login
+	// (under load most of the server's CPU). Idle ones close after a while.
+	pool.SetMaxIdleConns(maxConns)
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	if err := pool.PingContext(ctx); err != nil {
 		_ = pool.Close()
