@@ -249,7 +249,9 @@ func (c *cluster) cpuSeconds(tb testing.TB, pg *pgCluster) map[string]float64 {
 	b, err := os.ReadFile(filepath.Join("/var/lib/postgresql", pg.version, pg.name, "postmaster.pid"))
 	if err == nil {
 		pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-		total := procCPU(pid)
+		// The postmaster's own time and that of the backends it has
+		// reaped (a closed connection's backend exits), plus those alive.
+		total := procCPU(pid) + reapedCPU(pid)
 		entries, _ := os.ReadDir("/proc")
 		for _, e := range entries {
 			child, err := strconv.Atoi(e.Name())
@@ -285,6 +287,26 @@ func procStat(pid int) (int, float64) {
 	utime, _ := strconv.ParseFloat(f[11], 64)
 	stime, _ := strconv.ParseFloat(f[12], 64)
 	return ppid, (utime + stime) / 100 // USER_HZ
+}
+
+// reapedCPU returns the user+system CPU seconds of the children pid has
+// waited for (cutime, cstime of /proc/PID/stat).
+func reapedCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	rest := string(b)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+2:]
+	}
+	f := strings.Fields(rest)
+	if len(f) < 15 {
+		return 0
+	}
+	cu, _ := strconv.ParseFloat(f[13], 64)
+	cs, _ := strconv.ParseFloat(f[14], 64)
+	return (cu + cs) / 100
 }
 
 func procCPU(pid int) float64 {
