@@ -38,7 +38,8 @@ import (
 //
 // Knobs: SEEDENGINE_SCALEOUT_BENCH_KINDS (research,liveness),
 // _WORKERS (1,2,4), _RUNS (3), _URLS (1000000), _DOMAINS (100000),
-// _CHUNK (research chunkSize, 100), _PARTITIONS (research: "batch", one
+// _CHUNK (research chunkSize, 100), _FLAGS (more flags for every
+// process, space-separated, e.g. "--workers 10"), _PARTITIONS (research: "batch", one
 // partition per batch, or "one").
 func TestThroughput(t *testing.T) {
 	if os.Getenv("SEEDENGINE_SCALEOUT_BENCH") != "1" {
@@ -56,6 +57,7 @@ func TestThroughput(t *testing.T) {
 	domains := envInt(t, "SEEDENGINE_SCALEOUT_BENCH_DOMAINS", 100_000)
 	chunk := envInt(t, "SEEDENGINE_SCALEOUT_BENCH_CHUNK", 100)
 	perBatchPartition := envOr("SEEDENGINE_SCALEOUT_BENCH_PARTITIONS", "batch") == "batch"
+	extraFlags := strings.Fields(os.Getenv("SEEDENGINE_SCALEOUT_BENCH_FLAGS"))
 
 	if os.Getenv("SEEDENGINE_TEST_POSTGRES_URL") == "" {
 		t.Skip("SEEDENGINE_TEST_POSTGRES_URL is not set")
@@ -82,7 +84,7 @@ func TestThroughput(t *testing.T) {
 		for _, n := range workerCounts {
 			for run := 1; run <= runs; run++ {
 				t.Run(fmt.Sprintf("%s/workers=%d/run=%d", kind, n, run), func(t *testing.T) {
-					cfg := clusterConfig{workers: n, pgURL: pg.createDatabase(t), serveExtra: serveExtra, sites: 10, fullPriority: true}
+					cfg := clusterConfig{workers: n, pgURL: pg.createDatabase(t), serveExtra: serveExtra, sites: 10, fullPriority: true, extra: extraFlags}
 					if kind == "liveness" {
 						cfg.sites, cfg.mix, cfg.polite = domains, "dead=0.1,slow=0.05,blocked=0.05", true
 					}
