@@ -48,6 +48,9 @@ import (
 // its jobs run on is taken for dead too, and its jobs may then run twice;
 // chunk processors are idempotent for that reason (as for any retry).
 
+// minRescueRound is the least time one rescue round may take.
+const minRescueRound = 10 * time.Second
+
 // rescuer finds and frees the jobs above; one per working Queue.
 type rescuer struct {
 	q  *Queue
@@ -138,7 +141,10 @@ func (r *rescuer) halt(clean bool) {
 // once is one round: heartbeat, own orphans, dead processes. A failed
 // step is logged and tried again next round (the database may be down).
 func (r *rescuer) once() {
-	ctx, cancel := context.WithTimeout(context.Background(), r.q.cfg.RescueInterval)
+	// A round may take longer than the interval (a busy SQLite writer, a
+	// slow database): the next tick waits for it rather than the round
+	// being cut short every time.
+	ctx, cancel := context.WithTimeout(context.Background(), max(r.q.cfg.RescueInterval, minRescueRound))
 	defer cancel()
 	now := time.Now()
 	if err := r.heartbeat(ctx, now); err != nil {
