@@ -43,6 +43,20 @@ type Info struct {
 	// Latest are the newest items (at most MaxLatest), newest first;
 	// undated items follow the dated ones in document order.
 	Latest []Item
+	// Times are the usable item times (UTC), in document order: a check
+	// counts the items newer than its last look from them.
+	Times []time.Time
+}
+
+// NewerThan counts the items whose time is after t.
+func (i Info) NewerThan(t time.Time) int {
+	n := 0
+	for _, it := range i.Times {
+		if it.After(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // Item is a feed item as a preview shows it.
@@ -136,6 +150,7 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 		}
 		u := t.UTC()
 		item.Published = u
+		info.Times = append(info.Times, u)
 		info.Latest = insertLatest(info.Latest, item)
 		info.Dated++
 		if info.Newest.IsZero() || u.After(info.Newest) {

@@ -109,10 +109,30 @@ func TestParse(t *testing.T) {
 			t.Parallel()
 			got, err := feed.ParseAt(tt.body, now)
 			require.NoError(t, err)
-			got.Latest = nil // TestParseLatest
+			require.Len(t, got.Times, got.Dated, "one time per dated item")
+			got.Latest, got.Times = nil, nil // TestParseLatest, TestNewerThan
 			require.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// NewerThan counts the dated items after a time; undated and future
+// items never count.
+func TestNewerThan(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 28, 12, 0, 0, 0, time.UTC)
+	body := []byte(`<rss version="2.0"><channel><title>T</title>
+<item><title>a</title><pubDate>Wed, 28 Jan 2026 10:00:00 GMT</pubDate></item>
+<item><title>b</title><pubDate>Tue, 27 Jan 2026 10:00:00 GMT</pubDate></item>
+<item><title>c</title><pubDate>Mon, 26 Jan 2026 10:00:00 GMT</pubDate></item>
+<item><title>undated</title></item>
+<item><title>future</title><pubDate>Sun, 01 Mar 2026 10:00:00 GMT</pubDate></item>
+</channel></rss>`)
+	info, err := feed.ParseAt(body, now)
+	require.NoError(t, err)
+	require.Equal(t, 3, info.NewerThan(time.Time{}))
+	require.Equal(t, 2, info.NewerThan(time.Date(2026, 1, 26, 10, 0, 0, 0, time.UTC)))
+	require.Equal(t, 0, info.NewerThan(now))
 }
 
 func TestParseLatest(t *testing.T) {

@@ -65,6 +65,10 @@ func isChallenge(h http.Header, lower []byte) bool {
 	return containsAny(lower, challengeMarkers)
 }
 
+// IsChallenge reports whether a response with header h and body is a
+// challenge interstitial (a bot wall), as a liveness probe judges it.
+func IsChallenge(h http.Header, body []byte) bool { return isChallenge(h, bytes.ToLower(body)) }
+
 // isParked reports whether a lower-cased body is a parking page.
 func isParked(lower []byte) bool { return containsAny(lower, parkedMarkers) }
 

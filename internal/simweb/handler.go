@@ -277,6 +277,17 @@ func (w *Web) serveContent(rw http.ResponseWriter, r *http.Request, site *Site, 
 	if c.layout == LayoutWordPress && res.status == http.StatusOK && strings.HasPrefix(res.ctype, "text/html") {
 		rw.Header().Set("Link", "<"+c.base+"/wp-json/>; rel=\"https://api.w.org/\"")
 	}
+	if res.status == http.StatusOK {
+		// As nginx and WordPress do: a validator, and 304 to a request
+		// that holds it.
+		etag := fmt.Sprintf("\"%x\"", hashString(string(res.body)))
+		rw.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			rw.Header().Set("Server", "nginx")
+			rw.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
 	writeBody(rw, res.status, res.ctype, res.body)
 }
 

@@ -1,0 +1,339 @@
+package seedcheck
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/feed"
+	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/robots"
+	"github.com/seedengine/seedengine/internal/sitemap"
+)
+
+// Outcome is what one check found, in the terms health is derived from.
+type Outcome string
+
+// Outcomes of a check.
+const (
+	// OutcomeOK: the entry answered 2xx and parsed as its fetch type, or
+	// 304 Not Modified.
+	OutcomeOK Outcome = "ok"
+	// OutcomeMoved: the entry answered through a permanent redirect (301,
+	// 308) to another URL, and the target parsed as its fetch type.
+	OutcomeMoved Outcome = "moved"
+	// OutcomeGone: 404 or 410, or the name does not resolve (NXDOMAIN).
+	OutcomeGone Outcome = "gone"
+	// OutcomeBlocked: 401, 403, 429 or a challenge page.
+	OutcomeBlocked Outcome = "blocked"
+	// OutcomeDisallowed: robots.txt disallows the entry for our agent;
+	// nothing was fetched.
+	OutcomeDisallowed Outcome = "disallowed"
+	// OutcomeFailed: anything else (5xx, a timeout, a body that is not a
+	// feed or sitemap).
+	OutcomeFailed Outcome = "failed"
+)
+
+// Check is one look at a seed's entry.
+type Check struct {
+	SeedID    string    `json:"seed_id"`
+	CheckedAt time.Time `json:"checked_at"`
+	EntryURL  string    `json:"entry_url"`
+	Outcome   Outcome   `json:"outcome"`
+	// Status is the final HTTP status; 0 when there was no HTTP answer.
+	Status   int    `json:"status"`
+	FinalURL string `json:"final_url,omitempty"`
+	// MovedTo is where permanent redirects (301, 308 only) led, when that
+	// differs from the entry URL.
+	MovedTo     string `json:"moved_to,omitempty"`
+	NotModified bool   `json:"not_modified,omitempty"`
+	Bytes       int64  `json:"bytes"`
+	LatencyMS   int64  `json:"latency_ms"`
+	// Items is the number of feed items or sitemap URLs; Newest the newest
+	// item date among them; NewItems how many are newer than the newest
+	// item of the previous check. A 304 carries the previous figures over
+	// with no new items.
+	Items    int        `json:"items"`
+	Newest   *time.Time `json:"newest,omitempty"`
+	NewItems int        `json:"new_items"`
+	// ItemsPerDay is the publishing rate the document itself shows: its
+	// dated items over the span between the oldest and the newest; 0 when
+	// fewer than two are dated.
+	ItemsPerDay float64 `json:"items_per_day"`
+	// Robots is robots.txt's verdict on the entry: allowed, disallowed or
+	// unavailable (no robots.txt could be read: everything allowed).
+	Robots string `json:"robots"`
+	// Reason names the failure: nxdomain, timeout, http_404, challenge,
+	// not_a_feed, … (fetch's reasons and http_NNN); empty when OK.
+	Reason string `json:"reason,omitempty"`
+	// ETag and LastModified are the validators the next check sends.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// Fetcher is the part of fetch.Client a check uses.
+type Fetcher interface {
+	Do(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+}
+
+// Checker checks seeds' entries through a Fetcher, which holds the
+// politeness rules (one request per host at a time, the per-host delay).
+// robots.txt is read once per domain a day (RFC 9309 §2.4's longest cache
+// time) and kept in memory.
+type Checker struct {
+	fetch Fetcher
+	now   func() time.Time
+	agent string // robots.txt product token
+
+	mu     sync.Mutex
+	robots map[string]cachedRobots // by scheme://host
+}
+
+type cachedRobots struct {
+	group   *robots.Group // our group; nil allows everything
+	status  robots.Status
+	fetched time.Time
+}
+
+// robotsTTL is how long a domain's robots.txt is used before it is read
+// again; maxRobots bounds the cache (past it, it starts again empty).
+const (
+	robotsTTL = 24 * time.Hour
+	maxRobots = 50_000
+)
+
+// Agent is the robots.txt product token checks obey.
+const Agent = "seedengine"
+
+// NewChecker returns a Checker; now is its clock (time.Now when nil).
+func NewChecker(f Fetcher, now func() time.Time) *Checker {
+	if now == nil {
+		now = time.Now
+	}
+	return &Checker{fetch: f, now: now, agent: Agent, robots: map[string]cachedRobots{}}
+}
+
+// Check reads s's entry once. prev is the seed's previous check (nil for
+// the first): its validators make the request conditional and its newest
+// item date is what NewItems counts from. It never fails: what went wrong
+// is the check's outcome and reason.
+func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *Check) Check {
+	ch := Check{SeedID: s.SeedID, CheckedAt: c.now().UTC(), EntryURL: s.Fetch.EntryURL}
+	entry, err := url.Parse(s.Fetch.EntryURL)
+	if err != nil || (entry.Scheme != "http" && entry.Scheme != "https") || entry.Host == "" {
+		ch.Outcome, ch.Reason = OutcomeFailed, "bad_entry_url"
+		return ch
+	}
+	ch.Robots = c.robotsVerdict(ctx, entry)
+	if ch.Robots == "disallowed" {
+		ch.Outcome, ch.Reason = OutcomeDisallowed, "robots_disallowed"
+		return ch
+	}
+
+	req := fetch.Request{URL: entry.String(), Kind: kindOf(s.Fetch.Type), Header: http.Header{}}
+	if prev != nil && prev.EntryURL == ch.EntryURL {
+		if prev.ETag != "" {
+			req.Header.Set("If-None-Match", prev.ETag)
+		}
+		if prev.LastModified != "" {
+			req.Header.Set("If-Modified-Since", prev.LastModified)
+		}
+	}
+	start := time.Now()
+	resp, err := c.fetch.Do(ctx, req)
+	ch.LatencyMS = time.Since(start).Milliseconds()
+	if err != nil {
+		ch.Reason = fetch.Reason(err)
+		ch.Outcome = OutcomeFailed
+		if ch.Reason == fetch.ReasonNXDomain {
+			ch.Outcome = OutcomeGone
+		}
+		return ch
+	}
+	if resp.Duration > 0 {
+		ch.LatencyMS = resp.Duration.Milliseconds()
+	}
+	ch.Status, ch.FinalURL, ch.Bytes = resp.Status, resp.FinalURL, int64(len(resp.Body))
+	ch.ETag, ch.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	ch.MovedTo = permanentTarget(ch.EntryURL, resp.Redirects)
+
+	switch {
+	case resp.Status == http.StatusNotModified && prev != nil:
+		ch.NotModified = true
+		ch.Items, ch.Newest, ch.ItemsPerDay = prev.Items, prev.Newest, prev.ItemsPerDay
+		if ch.ETag == "" {
+			ch.ETag = prev.ETag
+		}
+		if ch.LastModified == "" {
+			ch.LastModified = prev.LastModified
+		}
+		ch.Outcome = OutcomeOK
+	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
+		ch.Outcome, ch.Reason = OutcomeGone, "http_"+strconv.Itoa(resp.Status)
+	case resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden || resp.Status == http.StatusTooManyRequests:
+		ch.Outcome, ch.Reason = OutcomeBlocked, "http_"+strconv.Itoa(resp.Status)
+	case resp.Status < 200 || resp.Status > 299:
+		ch.Outcome, ch.Reason = OutcomeFailed, "http_"+strconv.Itoa(resp.Status)
+	case liveness.IsChallenge(resp.Header, resp.Body):
+		ch.Outcome, ch.Reason = OutcomeBlocked, "challenge"
+	default:
+		var since time.Time
+		if prev != nil && prev.Newest != nil {
+			since = *prev.Newest
+		}
+		if reason := c.read(&ch, s.Fetch.Type, resp.Body, since, prev == nil); reason != "" {
+			ch.Outcome, ch.Reason = OutcomeFailed, reason
+		} else if ch.MovedTo != "" {
+			ch.Outcome = OutcomeMoved
+		} else {
+			ch.Outcome = OutcomeOK
+		}
+	}
+	return ch
+}
+
+// read parses a 2xx body as the seed's fetch type into ch; it returns a
+// failure reason, or "".
+func (c *Checker) read(ch *Check, t seedengine.FetchType, body []byte, since time.Time, first bool) string {
+	now := c.now()
+	switch t {
+	case seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed:
+		info, err := feed.ParseAt(body, now)
+		if err != nil {
+			return "not_a_feed"
+		}
+		ch.Items = info.Items
+		if !info.Newest.IsZero() {
+			n := info.Newest
+			ch.Newest = &n
+		}
+		ch.ItemsPerDay = rate(info.Dated, info.Oldest, info.Newest)
+		if !first {
+			ch.NewItems = info.NewerThan(since)
+		}
+	case seedengine.FetchNewsSitemap, seedengine.FetchSitemap:
+		var oldest, newest time.Time
+		dated, newer := 0, 0
+		res, err := sitemap.Parse(bytes.NewReader(body), sitemap.Options{}, func(e sitemap.Entry) error {
+			d := e.LastMod
+			if e.News != nil && !e.News.PublicationDate.IsZero() {
+				d = e.News.PublicationDate
+			}
+			if d.IsZero() || d.After(now.Add(feed.FutureSkew)) {
+				return nil
+			}
+			dated++
+			if oldest.IsZero() || d.Before(oldest) {
+				oldest = d
+			}
+			if d.After(newest) {
+				newest = d
+			}
+			if d.After(since) {
+				newer++
+			}
+			return nil
+		})
+		if err != nil && res.Entries == 0 {
+			return "not_a_sitemap"
+		}
+		ch.Items = res.Entries
+		if !newest.IsZero() {
+			ch.Newest = &newest
+		}
+		ch.ItemsPerDay = rate(dated, oldest, newest)
+		if !first {
+			ch.NewItems = newer
+		}
+	default:
+		// An HTML or API entry: a 2xx answer is all a check can judge.
+	}
+	return ""
+}
+
+// rate is dated items per day over [oldest, newest]; 0 when it cannot be
+// told.
+func rate(dated int, oldest, newest time.Time) float64 {
+	span := newest.Sub(oldest)
+	if dated < 2 || span <= 0 {
+		return 0
+	}
+	return float64(dated-1) / (span.Hours() / 24)
+}
+
+// permanentTarget returns where the leading run of permanent redirects
+// (301, 308) led, when that is not entry itself; "" when the first hop is
+// not permanent.
+func permanentTarget(entry string, hops []fetch.Hop) string {
+	target := ""
+	for _, h := range hops {
+		if h.Status != http.StatusMovedPermanently && h.Status != http.StatusPermanentRedirect {
+			break
+		}
+		target = h.Location
+	}
+	if target == "" || sameURL(target, entry) {
+		return ""
+	}
+	return target
+}
+
+// sameURL compares two URLs ignoring a trailing slash and the case of
+// scheme and host.
+func sameURL(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return a == b
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimSuffix(ua.EscapedPath(), "/") == strings.TrimSuffix(ub.EscapedPath(), "/") && ua.RawQuery == ub.RawQuery
+}
+
+// kindOf is the fetch kind (body cap, Accept header) of a fetch type.
+func kindOf(t seedengine.FetchType) fetch.Kind {
+	switch t {
+	case seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed:
+		return fetch.KindFeed
+	case seedengine.FetchNewsSitemap, seedengine.FetchSitemap:
+		return fetch.KindSitemap
+	}
+	return fetch.KindPage
+}
+
+// robotsVerdict reads the entry host's robots.txt (cached for a day) and
+// judges the entry against it.
+func (c *Checker) robotsVerdict(ctx context.Context, entry *url.URL) string {
+	key := entry.Scheme + "://" + strings.ToLower(entry.Host)
+	now := c.now()
+	c.mu.Lock()
+	r, ok := c.robots[key]
+	c.mu.Unlock()
+	if !ok || now.Sub(r.fetched) >= robotsTTL {
+		rt := fetch.FetchRobots(ctx, c.fetch.Do, entry.Host, nil)
+		r = cachedRobots{status: rt.Status, fetched: now}
+		if rt.Rules != nil {
+			r.group = rt.Rules.Group(c.agent)
+		}
+		c.mu.Lock()
+		if len(c.robots) >= maxRobots {
+			clear(c.robots)
+		}
+		c.robots[key] = r
+		c.mu.Unlock()
+	}
+	if r.group != nil && !r.group.Allowed(entry.RequestURI()) {
+		return "disallowed"
+	}
+	if r.status == robots.StatusUnavailable {
+		return "unavailable"
+	}
+	return "allowed"
+}

@@ -1,0 +1,133 @@
+package seedcheck_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+)
+
+// countingFetcher counts the requests a check makes, by path.
+type countingFetcher struct {
+	*fetch.Client
+	mu   sync.Mutex
+	seen []string
+}
+
+func (f *countingFetcher) Do(ctx context.Context, r fetch.Request) (*fetch.Response, error) {
+	f.mu.Lock()
+	f.seen = append(f.seen, r.URL)
+	f.mu.Unlock()
+	return f.Client.Do(ctx, r)
+}
+
+func (f *countingFetcher) take() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.seen
+	f.seen = nil
+	return out
+}
+
+func feedSeed(host string) seedengine.Seed {
+	return seedengine.Seed{
+		SeedID: "media:sg:" + host + "::news", DomainID: "media:sg:" + host,
+		Fetch: seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
+	}
+}
+
+// A seed's entry changes under the checker as real feeds do: unchanged
+// (304 to the validator it got), moved for good, refused, gone, broken,
+// and stale once time passes with no new item; each check says so.
+func TestCheckOnTheSimulatedWeb(t *testing.T) {
+	t.Parallel()
+	const host = "daily-news.com.sg"
+	w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
+	f := &countingFetcher{Client: client}
+	now := time.Now()
+	var clockMu sync.Mutex
+	clock := func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return now }
+	c := seedcheck.NewChecker(f, clock)
+	s := feedSeed(host)
+	ctx := t.Context()
+
+	first := c.Check(ctx, s, nil)
+	require.Equal(t, seedcheck.OutcomeOK, first.Outcome, "%+v", first)
+	require.Equal(t, http.StatusOK, first.Status)
+	require.Equal(t, "allowed", first.Robots)
+	require.Positive(t, first.Items)
+	require.NotNil(t, first.Newest)
+	require.Positive(t, first.ItemsPerDay)
+	require.NotEmpty(t, first.ETag, "simweb sends a validator")
+	require.Zero(t, first.NewItems, "a first check counts no new items")
+	require.Equal(t, []string{"https://" + host + "/robots.txt", "https://" + host + "/feed/"}, f.take())
+
+	// Unchanged: a 304, and robots.txt is not read again.
+	second := c.Check(ctx, s, &first)
+	require.Equal(t, seedcheck.OutcomeOK, second.Outcome)
+	require.True(t, second.NotModified, "%+v", second)
+	require.Equal(t, http.StatusNotModified, second.Status)
+	require.Equal(t, first.Items, second.Items)
+	require.Equal(t, first.Newest, second.Newest)
+	require.Equal(t, []string{"https://" + host + "/feed/"}, f.take())
+
+	// Stale: the clock moves 90 days on, the feed does not.
+	clockMu.Lock()
+	now = now.Add(90 * 24 * time.Hour)
+	clockMu.Unlock()
+	later := c.Check(ctx, s, &second)
+	require.Equal(t, seedcheck.OutcomeOK, later.Outcome)
+	h := seedcheck.Derive([]seedcheck.Check{later, second, first}, seedcheck.Health{}, clock(), seedcheck.Thresholds{})
+	require.Equal(t, seedcheck.StateStale, h.State, "%+v", h)
+	require.Contains(t, h.Reason, "no new item for")
+	clockMu.Lock()
+	now = time.Now()
+	clockMu.Unlock()
+
+	cases := []struct {
+		scenario simweb.Scenario
+		outcome  seedcheck.Outcome
+		reason   string
+	}{
+		{simweb.ScenarioRedirectExternal, seedcheck.OutcomeMoved, ""},
+		{simweb.ScenarioBotWall, seedcheck.OutcomeBlocked, "http_403"},
+		{simweb.ScenarioServerError, seedcheck.OutcomeFailed, "http_5"},
+		{simweb.ScenarioNXDomain, seedcheck.OutcomeGone, "nxdomain"},
+	}
+	for _, tc := range cases {
+		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: tc.scenario})
+		got := c.Check(ctx, s, &first)
+		require.Equal(t, tc.outcome, got.Outcome, "%s: %+v", tc.scenario, got)
+		require.True(t, strings.HasPrefix(got.Reason, tc.reason), "%s: reason %q", tc.scenario, got.Reason)
+		if tc.outcome == seedcheck.OutcomeMoved {
+			require.NotEmpty(t, got.MovedTo)
+			require.NotContains(t, got.MovedTo, host+"/", "moved to another host")
+			require.Positive(t, got.Items, "the target was read as a feed")
+		}
+	}
+}
+
+// robots.txt that disallows the entry stops the check before the entry
+// is fetched.
+func TestCheckObeysRobots(t *testing.T) {
+	t.Parallel()
+	const host = "closed-news.com.sg"
+	robots := "User-agent: *\nAllow: /\n\nUser-agent: seedengine\nDisallow: /feed/\n"
+	_, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress, Robots: &robots}}, 5*time.Second)
+	f := &countingFetcher{Client: client}
+	c := seedcheck.NewChecker(f, nil)
+	got := c.Check(t.Context(), feedSeed(host), nil)
+	require.Equal(t, seedcheck.OutcomeDisallowed, got.Outcome, "%+v", got)
+	require.Equal(t, "disallowed", got.Robots)
+	require.Equal(t, []string{"https://" + host + "/robots.txt"}, f.take(), "the entry is not fetched")
+}
