@@ -78,6 +78,34 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// statSources looks at every source file of the module the binaries are
+// built from, once per run; newCluster calls it, as go test records only
+// what tests consult (not TestMain before m.Run). go test caches a passing
+// result until the test's own package or the files and variables it
+// consulted change; this package imports little of what the binaries run,
+// so without these looks a change to, say, the queue would replay a
+// cached pass.
+var statSources = sync.OnceFunc(func() {
+	root := filepath.Join("..", "..")
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", "node_modules", "testdata", "data":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".go", ".mod", ".sum", ".sql", ".html", ".css", ".js", ".json", ".yaml", ".txt", ".dat":
+			_, _ = os.Stat(path)
+		}
+		return nil
+	})
+})
+
 // hasFlag reports whether the built binary's worker takes --name.
 func hasFlag(name string) bool {
 	return regexp.MustCompile(`(?m)^\s+--` + regexp.QuoteMeta(name) + `\s*$`).MatchString(workerHelp)
@@ -871,6 +899,7 @@ type cluster struct {
 
 func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 	t.Helper()
+	statSources()
 	if cfg.workers == 0 {
 		cfg.workers = 2
 	}
