@@ -18,66 +18,6 @@ import (
 	"github.com/seedengine/seedengine/internal/sitemap"
 )
 
-// Outcome is what one check found, in the terms health is derived from.
-type Outcome string
-
-// Outcomes of a check.
-const (
-	// OutcomeOK: the entry answered 2xx and parsed as its fetch type, or
-	// 304 Not Modified.
-	OutcomeOK Outcome = "ok"
-	// OutcomeMoved: the entry answered through a permanent redirect (301,
-	// 308) to another URL, and the target parsed as its fetch type.
-	OutcomeMoved Outcome = "moved"
-	// OutcomeGone: 404 or 410, or the name does not resolve (NXDOMAIN).
-	OutcomeGone Outcome = "gone"
-	// OutcomeBlocked: 401, 403, 429 or a challenge page.
-	OutcomeBlocked Outcome = "blocked"
-	// OutcomeDisallowed: robots.txt disallows the entry for our agent;
-	// nothing was fetched.
-	OutcomeDisallowed Outcome = "disallowed"
-	// OutcomeFailed: anything else (5xx, a timeout, a body that is not a
-	// feed or sitemap).
-	OutcomeFailed Outcome = "failed"
-)
-
-// Check is one look at a seed's entry.
-type Check struct {
-	SeedID    string    `json:"seed_id"`
-	CheckedAt time.Time `json:"checked_at"`
-	EntryURL  string    `json:"entry_url"`
-	Outcome   Outcome   `json:"outcome"`
-	// Status is the final HTTP status; 0 when there was no HTTP answer.
-	Status   int    `json:"status"`
-	FinalURL string `json:"final_url,omitempty"`
-	// MovedTo is where permanent redirects (301, 308 only) led, when that
-	// differs from the entry URL.
-	MovedTo     string `json:"moved_to,omitempty"`
-	NotModified bool   `json:"not_modified,omitempty"`
-	Bytes       int64  `json:"bytes"`
-	LatencyMS   int64  `json:"latency_ms"`
-	// Items is the number of feed items or sitemap URLs; Newest the newest
-	// item date among them; NewItems how many are newer than the newest
-	// item of the previous check. A 304 carries the previous figures over
-	// with no new items.
-	Items    int        `json:"items"`
-	Newest   *time.Time `json:"newest,omitempty"`
-	NewItems int        `json:"new_items"`
-	// ItemsPerDay is the publishing rate the document itself shows: its
-	// dated items over the span between the oldest and the newest; 0 when
-	// fewer than two are dated.
-	ItemsPerDay float64 `json:"items_per_day"`
-	// Robots is robots.txt's verdict on the entry: allowed, disallowed or
-	// unavailable (no robots.txt could be read: everything allowed).
-	Robots string `json:"robots"`
-	// Reason names the failure: nxdomain, timeout, http_404, challenge,
-	// not_a_feed, … (fetch's reasons and http_NNN); empty when OK.
-	Reason string `json:"reason,omitempty"`
-	// ETag and LastModified are the validators the next check sends.
-	ETag         string `json:"etag,omitempty"`
-	LastModified string `json:"last_modified,omitempty"`
-}
-
 // Fetcher is the part of fetch.Client a check uses.
 type Fetcher interface {
 	Do(ctx context.Context, req fetch.Request) (*fetch.Response, error)
@@ -124,16 +64,16 @@ func NewChecker(f Fetcher, now func() time.Time) *Checker {
 // the first): its validators make the request conditional and its newest
 // item date is what NewItems counts from. It never fails: what went wrong
 // is the check's outcome and reason.
-func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *Check) Check {
-	ch := Check{SeedID: s.SeedID, CheckedAt: c.now().UTC(), EntryURL: s.Fetch.EntryURL}
+func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine.SeedCheck) seedengine.SeedCheck {
+	ch := seedengine.SeedCheck{SeedID: s.SeedID, CheckedAt: c.now().UTC(), EntryURL: s.Fetch.EntryURL}
 	entry, err := url.Parse(s.Fetch.EntryURL)
 	if err != nil || (entry.Scheme != "http" && entry.Scheme != "https") || entry.Host == "" {
-		ch.Outcome, ch.Reason = OutcomeFailed, "bad_entry_url"
+		ch.Outcome, ch.Reason = seedengine.CheckFailed, "bad_entry_url"
 		return ch
 	}
 	ch.Robots = c.robotsVerdict(ctx, entry)
 	if ch.Robots == "disallowed" {
-		ch.Outcome, ch.Reason = OutcomeDisallowed, "robots_disallowed"
+		ch.Outcome, ch.Reason = seedengine.CheckDisallowed, "robots_disallowed"
 		return ch
 	}
 
@@ -151,9 +91,9 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *Check) Che
 	ch.LatencyMS = time.Since(start).Milliseconds()
 	if err != nil {
 		ch.Reason = fetch.Reason(err)
-		ch.Outcome = OutcomeFailed
+		ch.Outcome = seedengine.CheckFailed
 		if ch.Reason == fetch.ReasonNXDomain {
-			ch.Outcome = OutcomeGone
+			ch.Outcome = seedengine.CheckGone
 		}
 		return ch
 	}
@@ -174,26 +114,26 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *Check) Che
 		if ch.LastModified == "" {
 			ch.LastModified = prev.LastModified
 		}
-		ch.Outcome = OutcomeOK
+		ch.Outcome = seedengine.CheckOK
 	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
-		ch.Outcome, ch.Reason = OutcomeGone, "http_"+strconv.Itoa(resp.Status)
+		ch.Outcome, ch.Reason = seedengine.CheckGone, "http_"+strconv.Itoa(resp.Status)
 	case resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden || resp.Status == http.StatusTooManyRequests:
-		ch.Outcome, ch.Reason = OutcomeBlocked, "http_"+strconv.Itoa(resp.Status)
+		ch.Outcome, ch.Reason = seedengine.CheckBlocked, "http_"+strconv.Itoa(resp.Status)
 	case resp.Status < 200 || resp.Status > 299:
-		ch.Outcome, ch.Reason = OutcomeFailed, "http_"+strconv.Itoa(resp.Status)
+		ch.Outcome, ch.Reason = seedengine.CheckFailed, "http_"+strconv.Itoa(resp.Status)
 	case liveness.IsChallenge(resp.Header, resp.Body):
-		ch.Outcome, ch.Reason = OutcomeBlocked, "challenge"
+		ch.Outcome, ch.Reason = seedengine.CheckBlocked, "challenge"
 	default:
 		var since time.Time
 		if prev != nil && prev.Newest != nil {
 			since = *prev.Newest
 		}
 		if reason := c.read(&ch, s.Fetch.Type, resp.Body, since, prev == nil); reason != "" {
-			ch.Outcome, ch.Reason = OutcomeFailed, reason
+			ch.Outcome, ch.Reason = seedengine.CheckFailed, reason
 		} else if ch.MovedTo != "" {
-			ch.Outcome = OutcomeMoved
+			ch.Outcome = seedengine.CheckMoved
 		} else {
-			ch.Outcome = OutcomeOK
+			ch.Outcome = seedengine.CheckOK
 		}
 	}
 	return ch
@@ -201,7 +141,7 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *Check) Che
 
 // read parses a 2xx body as the seed's fetch type into ch; it returns a
 // failure reason, or "".
-func (c *Checker) read(ch *Check, t seedengine.FetchType, body []byte, since time.Time, first bool) string {
+func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []byte, since time.Time, first bool) string {
 	now := c.now()
 	switch t {
 	case seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed:

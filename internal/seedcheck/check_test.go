@@ -62,7 +62,7 @@ func TestCheckOnTheSimulatedWeb(t *testing.T) {
 	ctx := t.Context()
 
 	first := c.Check(ctx, s, nil)
-	require.Equal(t, seedcheck.OutcomeOK, first.Outcome, "%+v", first)
+	require.Equal(t, seedengine.CheckOK, first.Outcome, "%+v", first)
 	require.Equal(t, http.StatusOK, first.Status)
 	require.Equal(t, "allowed", first.Robots)
 	require.Positive(t, first.Items)
@@ -74,7 +74,7 @@ func TestCheckOnTheSimulatedWeb(t *testing.T) {
 
 	// Unchanged: a 304, and robots.txt is not read again.
 	second := c.Check(ctx, s, &first)
-	require.Equal(t, seedcheck.OutcomeOK, second.Outcome)
+	require.Equal(t, seedengine.CheckOK, second.Outcome)
 	require.True(t, second.NotModified, "%+v", second)
 	require.Equal(t, http.StatusNotModified, second.Status)
 	require.Equal(t, first.Items, second.Items)
@@ -86,9 +86,9 @@ func TestCheckOnTheSimulatedWeb(t *testing.T) {
 	now = now.Add(90 * 24 * time.Hour)
 	clockMu.Unlock()
 	later := c.Check(ctx, s, &second)
-	require.Equal(t, seedcheck.OutcomeOK, later.Outcome)
-	h := seedcheck.Derive([]seedcheck.Check{later, second, first}, seedcheck.Health{}, clock(), seedcheck.Thresholds{})
-	require.Equal(t, seedcheck.StateStale, h.State, "%+v", h)
+	require.Equal(t, seedengine.CheckOK, later.Outcome)
+	h := seedcheck.Derive([]seedengine.SeedCheck{later, second, first}, seedengine.SeedHealth{}, clock(), seedcheck.Thresholds{})
+	require.Equal(t, seedengine.HealthStale, h.State, "%+v", h)
 	require.Contains(t, h.Reason, "no new item for")
 	clockMu.Lock()
 	now = time.Now()
@@ -96,20 +96,20 @@ func TestCheckOnTheSimulatedWeb(t *testing.T) {
 
 	cases := []struct {
 		scenario simweb.Scenario
-		outcome  seedcheck.Outcome
+		outcome  seedengine.SeedCheckOutcome
 		reason   string
 	}{
-		{simweb.ScenarioRedirectExternal, seedcheck.OutcomeMoved, ""},
-		{simweb.ScenarioBotWall, seedcheck.OutcomeBlocked, "http_403"},
-		{simweb.ScenarioServerError, seedcheck.OutcomeFailed, "http_5"},
-		{simweb.ScenarioNXDomain, seedcheck.OutcomeGone, "nxdomain"},
+		{simweb.ScenarioRedirectExternal, seedengine.CheckMoved, ""},
+		{simweb.ScenarioBotWall, seedengine.CheckBlocked, "http_403"},
+		{simweb.ScenarioServerError, seedengine.CheckFailed, "http_5"},
+		{simweb.ScenarioNXDomain, seedengine.CheckGone, "nxdomain"},
 	}
 	for _, tc := range cases {
 		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: tc.scenario})
 		got := c.Check(ctx, s, &first)
 		require.Equal(t, tc.outcome, got.Outcome, "%s: %+v", tc.scenario, got)
 		require.True(t, strings.HasPrefix(got.Reason, tc.reason), "%s: reason %q", tc.scenario, got.Reason)
-		if tc.outcome == seedcheck.OutcomeMoved {
+		if tc.outcome == seedengine.CheckMoved {
 			require.NotEmpty(t, got.MovedTo)
 			require.NotContains(t, got.MovedTo, host+"/", "moved to another host")
 			require.Positive(t, got.Items, "the target was read as a feed")
@@ -127,7 +127,7 @@ func TestCheckObeysRobots(t *testing.T) {
 	f := &countingFetcher{Client: client}
 	c := seedcheck.NewChecker(f, nil)
 	got := c.Check(t.Context(), feedSeed(host), nil)
-	require.Equal(t, seedcheck.OutcomeDisallowed, got.Outcome, "%+v", got)
+	require.Equal(t, seedengine.CheckDisallowed, got.Outcome, "%+v", got)
 	require.Equal(t, "disallowed", got.Robots)
 	require.Equal(t, []string{"https://" + host + "/robots.txt"}, f.take(), "the entry is not fetched")
 }

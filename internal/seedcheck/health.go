@@ -4,51 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/seedengine/seedengine"
 )
-
-// State is a seed's health.
-type State string
-
-// Health states.
-const (
-	// StateUnknown: no check yet.
-	StateUnknown State = "unknown"
-	// StateHealthy: the last check read the entry, and its newest item is
-	// as recent as the seed's publishing rate predicts.
-	StateHealthy State = "healthy"
-	// StateStale: the entry answers, but no new item for much longer than
-	// the rate predicts.
-	StateStale State = "stale"
-	// StateFailing: the last Thresholds.FailingAfter checks failed (5xx,
-	// timeouts, a body that no longer parses).
-	StateFailing State = "failing"
-	// StateBlocked: the last Thresholds.BlockedAfter checks were refused
-	// (401, 403, 429, a challenge page, robots.txt disallowing the entry).
-	StateBlocked State = "blocked"
-	// StateMoved: the last check reached the entry through a permanent
-	// redirect to another URL, which answered as the seed's type.
-	StateMoved State = "moved"
-	// StateGone: the last Thresholds.GoneAfter checks found 404, 410 or a
-	// name that does not resolve.
-	StateGone State = "gone"
-)
-
-// Health is a seed's health as its recent checks show it.
-type Health struct {
-	State State `json:"state"`
-	// Since is when the seed entered State: the time of the first check
-	// of the run that put it there.
-	Since  *time.Time `json:"since,omitempty"`
-	Reason string     `json:"reason,omitempty"`
-	// LastCheckAt is the newest check's time.
-	LastCheckAt *time.Time `json:"last_check_at,omitempty"`
-	// SuccessRate7d is the share of the checks of the last 7 days that read
-	// the entry (ok or moved); 0 when there were none.
-	SuccessRate7d float64 `json:"success_rate_7d"`
-	// MedianItemsPerDay is the median of the publishing rates the checks
-	// of the last 7 days saw.
-	MedianItemsPerDay float64 `json:"median_items_per_day"`
-}
 
 // Thresholds tune Derive. The zero value takes the defaults noted.
 type Thresholds struct {
@@ -94,9 +52,9 @@ func (t Thresholds) withDefaults() Thresholds {
 // on keeps its Since. A run of bad checks shorter than its threshold
 // leaves the state the checks before it gave (a single timeout does not
 // make a healthy seed failing).
-func Derive(checks []Check, prev Health, now time.Time, th Thresholds) Health {
+func Derive(checks []seedengine.SeedCheck, prev seedengine.SeedHealth, now time.Time, th Thresholds) seedengine.SeedHealth {
 	th = th.withDefaults()
-	h := Health{State: StateUnknown}
+	h := seedengine.SeedHealth{State: seedengine.HealthUnknown}
 	if len(checks) == 0 {
 		return h
 	}
@@ -116,27 +74,27 @@ func Derive(checks []Check, prev Health, now time.Time, th Thresholds) Health {
 
 // judge returns the state the checks give, its reason, and the time of
 // the first check of the run that gives it.
-func judge(checks []Check, now time.Time, th Thresholds) (State, string, time.Time) {
+func judge(checks []seedengine.SeedCheck, now time.Time, th Thresholds) (seedengine.SeedHealthState, string, time.Time) {
 	bad := badState(checks[0].Outcome)
 	if bad != "" {
 		if n := run(checks, bad); n >= threshold(bad, th) {
 			return bad, checks[0].Reason, checks[n-1].CheckedAt
 		}
 		// Bad checks of mixed kinds in a row count as failures.
-		m := run(checks, StateFailing)
+		m := run(checks, seedengine.HealthFailing)
 		if m >= th.FailingAfter {
-			return StateFailing, checks[0].Reason, checks[m-1].CheckedAt
+			return seedengine.HealthFailing, checks[0].Reason, checks[m-1].CheckedAt
 		}
 		// Too few in a row yet: the state of the checks before the run.
 		if m < len(checks) {
 			return judge(checks[m:], now, th)
 		}
-		return StateUnknown, "", checks[len(checks)-1].CheckedAt
+		return seedengine.HealthUnknown, "", checks[len(checks)-1].CheckedAt
 	}
 	c := checks[0]
-	if c.Outcome == OutcomeMoved {
-		n := run(checks, StateMoved)
-		return StateMoved, "permanent redirect to " + c.MovedTo, checks[n-1].CheckedAt
+	if c.Outcome == seedengine.CheckMoved {
+		n := run(checks, seedengine.HealthMoved)
+		return seedengine.HealthMoved, "permanent redirect to " + c.MovedTo, checks[n-1].CheckedAt
 	}
 	// ok: healthy or stale.
 	if c.Newest != nil {
@@ -147,22 +105,22 @@ func judge(checks []Check, now time.Time, th Thresholds) (State, string, time.Ti
 			// limit; at the latest, this one.
 			since := c.CheckedAt
 			for _, o := range checks {
-				if o.Outcome != OutcomeOK || o.Newest == nil || !o.Newest.Equal(*c.Newest) || o.CheckedAt.Sub(*c.Newest) <= limit {
+				if o.Outcome != seedengine.CheckOK || o.Newest == nil || !o.Newest.Equal(*c.Newest) || o.CheckedAt.Sub(*c.Newest) <= limit {
 					break
 				}
 				since = o.CheckedAt
 			}
-			return StateStale, fmt.Sprintf("no new item for %s (expected one at least every %s)", roundDuration(age), roundDuration(limit)), since
+			return seedengine.HealthStale, fmt.Sprintf("no new item for %s (expected one at least every %s)", roundDuration(age), roundDuration(limit)), since
 		}
 	}
 	n := 0
 	for _, o := range checks {
-		if o.Outcome != OutcomeOK {
+		if o.Outcome != seedengine.CheckOK {
 			break
 		}
 		n++
 	}
-	return StateHealthy, "", checks[n-1].CheckedAt
+	return seedengine.HealthHealthy, "", checks[n-1].CheckedAt
 }
 
 // staleAfter is the age of the newest item past which a seed with the
@@ -177,23 +135,23 @@ func staleAfter(itemsPerDay float64, th Thresholds) time.Duration {
 
 // badState is the state a check's outcome counts toward, or "" for a
 // good outcome.
-func badState(o Outcome) State {
+func badState(o seedengine.SeedCheckOutcome) seedengine.SeedHealthState {
 	switch o {
-	case OutcomeGone:
-		return StateGone
-	case OutcomeBlocked, OutcomeDisallowed:
-		return StateBlocked
-	case OutcomeFailed:
-		return StateFailing
+	case seedengine.CheckGone:
+		return seedengine.HealthGone
+	case seedengine.CheckBlocked, seedengine.CheckDisallowed:
+		return seedengine.HealthBlocked
+	case seedengine.CheckFailed:
+		return seedengine.HealthFailing
 	}
 	return ""
 }
 
-func threshold(s State, th Thresholds) int {
+func threshold(s seedengine.SeedHealthState, th Thresholds) int {
 	switch s {
-	case StateGone:
+	case seedengine.HealthGone:
 		return th.GoneAfter
-	case StateBlocked:
+	case seedengine.HealthBlocked:
 		return th.BlockedAfter
 	}
 	return th.FailingAfter
@@ -202,13 +160,13 @@ func threshold(s State, th Thresholds) int {
 // run counts the leading checks that count toward s. A failing run
 // counts every bad outcome (a seed that is gone on one check and times out
 // on the next is failing), the others only their own.
-func run(checks []Check, s State) int {
+func run(checks []seedengine.SeedCheck, s seedengine.SeedHealthState) int {
 	n := 0
 	for _, c := range checks {
 		b := badState(c.Outcome)
 		switch {
-		case s == StateMoved && c.Outcome == OutcomeMoved:
-		case s == StateFailing && b != "":
+		case s == seedengine.HealthMoved && c.Outcome == seedengine.CheckMoved:
+		case s == seedengine.HealthFailing && b != "":
 		case b == s && s != "":
 		default:
 			return n
@@ -220,7 +178,7 @@ func run(checks []Check, s State) int {
 
 // window returns the success rate and median publishing rate of the
 // checks of the 7 days before now.
-func window(checks []Check, now time.Time) (float64, float64) {
+func window(checks []seedengine.SeedCheck, now time.Time) (float64, float64) {
 	from := now.Add(-7 * 24 * time.Hour)
 	var ok, all int
 	var rates []float64
@@ -229,7 +187,7 @@ func window(checks []Check, now time.Time) (float64, float64) {
 			break
 		}
 		all++
-		if c.Outcome == OutcomeOK || c.Outcome == OutcomeMoved {
+		if c.Outcome == seedengine.CheckOK || c.Outcome == seedengine.CheckMoved {
 			ok++
 			if c.ItemsPerDay > 0 {
 				rates = append(rates, c.ItemsPerDay)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 )
 
@@ -14,23 +15,23 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 // history builds checks an hour apart, the last one at t0, from oldest to
 // newest, and returns them newest first as Derive takes them. Every OK
 // check sees a newest item an hour before it and 24 items a day.
-func history(outcomes ...seedcheck.Outcome) []seedcheck.Check {
-	out := make([]seedcheck.Check, len(outcomes))
+func history(outcomes ...seedengine.SeedCheckOutcome) []seedengine.SeedCheck {
+	out := make([]seedengine.SeedCheck, len(outcomes))
 	for i, o := range outcomes {
 		at := t0.Add(-time.Duration(len(outcomes)-1-i) * time.Hour)
-		c := seedcheck.Check{CheckedAt: at, Outcome: o}
+		c := seedengine.SeedCheck{CheckedAt: at, Outcome: o}
 		switch o {
-		case seedcheck.OutcomeOK, seedcheck.OutcomeMoved:
+		case seedengine.CheckOK, seedengine.CheckMoved:
 			n := at.Add(-time.Hour)
 			c.Newest, c.ItemsPerDay, c.Items = &n, 24, 20
-			if o == seedcheck.OutcomeMoved {
+			if o == seedengine.CheckMoved {
 				c.MovedTo = "https://new.example/feed/"
 			}
-		case seedcheck.OutcomeGone:
+		case seedengine.CheckGone:
 			c.Reason = "http_404"
-		case seedcheck.OutcomeBlocked:
+		case seedengine.CheckBlocked:
 			c.Reason = "http_403"
-		case seedcheck.OutcomeFailed:
+		case seedengine.CheckFailed:
 			c.Reason = "timeout"
 		}
 		out[len(outcomes)-1-i] = c
@@ -41,39 +42,39 @@ func history(outcomes ...seedcheck.Outcome) []seedcheck.Check {
 func TestDerive(t *testing.T) {
 	t.Parallel()
 	const (
-		ok      = seedcheck.OutcomeOK
-		moved   = seedcheck.OutcomeMoved
-		gone    = seedcheck.OutcomeGone
-		blocked = seedcheck.OutcomeBlocked
-		failed  = seedcheck.OutcomeFailed
-		robots  = seedcheck.OutcomeDisallowed
+		ok      = seedengine.CheckOK
+		moved   = seedengine.CheckMoved
+		gone    = seedengine.CheckGone
+		blocked = seedengine.CheckBlocked
+		failed  = seedengine.CheckFailed
+		robots  = seedengine.CheckDisallowed
 	)
 	hoursAgo := func(n int) time.Time { return t0.Add(-time.Duration(n) * time.Hour) }
 	cases := []struct {
 		name   string
-		checks []seedcheck.Check
-		state  seedcheck.State
+		checks []seedengine.SeedCheck
+		state  seedengine.SeedHealthState
 		since  time.Time
 		reason string
 	}{
-		{"no checks", nil, seedcheck.StateUnknown, time.Time{}, ""},
-		{"all well", history(ok, ok, ok), seedcheck.StateHealthy, hoursAgo(2), ""},
-		{"one timeout is not failing", history(ok, ok, failed), seedcheck.StateHealthy, hoursAgo(2), ""},
-		{"two timeouts are not failing", history(ok, failed, failed), seedcheck.StateHealthy, hoursAgo(2), ""},
-		{"three are", history(ok, failed, failed, failed), seedcheck.StateFailing, hoursAgo(2), "timeout"},
-		{"one 404 is not gone", history(ok, ok, gone), seedcheck.StateHealthy, hoursAgo(2), ""},
-		{"two are", history(ok, gone, gone), seedcheck.StateGone, hoursAgo(1), "http_404"},
-		{"blocked after two", history(ok, blocked, blocked), seedcheck.StateBlocked, hoursAgo(1), "http_403"},
-		{"robots.txt refusing counts as blocked", history(ok, blocked, robots), seedcheck.StateBlocked, hoursAgo(1), ""},
-		{"mixed bad checks in a row fail", history(ok, gone, blocked, failed), seedcheck.StateFailing, hoursAgo(2), "timeout"},
-		{"moved at once", history(ok, ok, moved), seedcheck.StateMoved, hoursAgo(0), "permanent redirect to https://new.example/feed/"},
-		{"recovered", history(failed, failed, failed, ok), seedcheck.StateHealthy, hoursAgo(0), ""},
-		{"bad checks only, too few", history(failed, gone), seedcheck.StateUnknown, hoursAgo(1), ""},
+		{"no checks", nil, seedengine.HealthUnknown, time.Time{}, ""},
+		{"all well", history(ok, ok, ok), seedengine.HealthHealthy, hoursAgo(2), ""},
+		{"one timeout is not failing", history(ok, ok, failed), seedengine.HealthHealthy, hoursAgo(2), ""},
+		{"two timeouts are not failing", history(ok, failed, failed), seedengine.HealthHealthy, hoursAgo(2), ""},
+		{"three are", history(ok, failed, failed, failed), seedengine.HealthFailing, hoursAgo(2), "timeout"},
+		{"one 404 is not gone", history(ok, ok, gone), seedengine.HealthHealthy, hoursAgo(2), ""},
+		{"two are", history(ok, gone, gone), seedengine.HealthGone, hoursAgo(1), "http_404"},
+		{"blocked after two", history(ok, blocked, blocked), seedengine.HealthBlocked, hoursAgo(1), "http_403"},
+		{"robots.txt refusing counts as blocked", history(ok, blocked, robots), seedengine.HealthBlocked, hoursAgo(1), ""},
+		{"mixed bad checks in a row fail", history(ok, gone, blocked, failed), seedengine.HealthFailing, hoursAgo(2), "timeout"},
+		{"moved at once", history(ok, ok, moved), seedengine.HealthMoved, hoursAgo(0), "permanent redirect to https://new.example/feed/"},
+		{"recovered", history(failed, failed, failed, ok), seedengine.HealthHealthy, hoursAgo(0), ""},
+		{"bad checks only, too few", history(failed, gone), seedengine.HealthUnknown, hoursAgo(1), ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := seedcheck.Derive(tc.checks, seedcheck.Health{}, t0, seedcheck.Thresholds{})
+			h := seedcheck.Derive(tc.checks, seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
 			require.Equal(t, tc.state, h.State, "%+v", h)
 			if tc.reason != "" {
 				require.Equal(t, tc.reason, h.Reason)
@@ -93,11 +94,11 @@ func TestDerive(t *testing.T) {
 func TestDeriveKeepsSince(t *testing.T) {
 	t.Parallel()
 	earlier := t0.Add(-30 * 24 * time.Hour)
-	prev := seedcheck.Health{State: seedcheck.StateHealthy, Since: &earlier}
-	h := seedcheck.Derive(history(seedcheck.OutcomeOK, seedcheck.OutcomeOK), prev, t0, seedcheck.Thresholds{})
+	prev := seedengine.SeedHealth{State: seedengine.HealthHealthy, Since: &earlier}
+	h := seedcheck.Derive(history(seedengine.CheckOK, seedengine.CheckOK), prev, t0, seedcheck.Thresholds{})
 	require.Equal(t, earlier, *h.Since)
-	prev.State = seedcheck.StateFailing
-	h = seedcheck.Derive(history(seedcheck.OutcomeOK, seedcheck.OutcomeOK), prev, t0, seedcheck.Thresholds{})
+	prev.State = seedengine.HealthFailing
+	h = seedcheck.Derive(history(seedengine.CheckOK, seedengine.CheckOK), prev, t0, seedcheck.Thresholds{})
 	require.Equal(t, t0.Add(-time.Hour), *h.Since)
 }
 
@@ -106,19 +107,19 @@ func TestDeriveKeepsSince(t *testing.T) {
 // a week after 4 weeks, one with no rate after StaleMax.
 func TestDeriveStale(t *testing.T) {
 	t.Parallel()
-	check := func(age time.Duration, perDay float64) seedcheck.Health {
+	check := func(age time.Duration, perDay float64) seedengine.SeedHealth {
 		n := t0.Add(-age)
-		c := seedcheck.Check{CheckedAt: t0, Outcome: seedcheck.OutcomeOK, Newest: &n, ItemsPerDay: perDay}
-		return seedcheck.Derive([]seedcheck.Check{c}, seedcheck.Health{}, t0, seedcheck.Thresholds{})
+		c := seedengine.SeedCheck{CheckedAt: t0, Outcome: seedengine.CheckOK, Newest: &n, ItemsPerDay: perDay}
+		return seedcheck.Derive([]seedengine.SeedCheck{c}, seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
 	}
 	day := 24 * time.Hour
-	require.Equal(t, seedcheck.StateHealthy, check(2*day, 24).State)
-	require.Equal(t, seedcheck.StateStale, check(4*day, 24).State)
-	require.Equal(t, seedcheck.StateHealthy, check(20*day, 1.0/7).State)
-	require.Equal(t, seedcheck.StateStale, check(29*day, 1.0/7).State)
-	require.Equal(t, seedcheck.StateHealthy, check(29*day, 0).State)
+	require.Equal(t, seedengine.HealthHealthy, check(2*day, 24).State)
+	require.Equal(t, seedengine.HealthStale, check(4*day, 24).State)
+	require.Equal(t, seedengine.HealthHealthy, check(20*day, 1.0/7).State)
+	require.Equal(t, seedengine.HealthStale, check(29*day, 1.0/7).State)
+	require.Equal(t, seedengine.HealthHealthy, check(29*day, 0).State)
 	h := check(31*day, 0)
-	require.Equal(t, seedcheck.StateStale, h.State)
+	require.Equal(t, seedengine.HealthStale, h.State)
 	require.Equal(t, "no new item for 31 days (expected one at least every 30 days)", h.Reason)
 }
 
@@ -126,12 +127,12 @@ func TestDeriveStale(t *testing.T) {
 // median of the rates they saw.
 func TestDeriveWindow(t *testing.T) {
 	t.Parallel()
-	cs := history(seedcheck.OutcomeOK, seedcheck.OutcomeFailed, seedcheck.OutcomeOK, seedcheck.OutcomeOK)
+	cs := history(seedengine.CheckOK, seedengine.CheckFailed, seedengine.CheckOK, seedengine.CheckOK)
 	cs[0].ItemsPerDay, cs[1].ItemsPerDay, cs[3].ItemsPerDay = 10, 99, 30
 	// One more, 8 days old, outside the window.
 	old := t0.Add(-8 * 24 * time.Hour)
-	cs = append(cs, seedcheck.Check{CheckedAt: old, Outcome: seedcheck.OutcomeFailed})
-	h := seedcheck.Derive(cs, seedcheck.Health{}, t0, seedcheck.Thresholds{})
+	cs = append(cs, seedengine.SeedCheck{CheckedAt: old, Outcome: seedengine.CheckFailed})
+	h := seedcheck.Derive(cs, seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
 	require.InDelta(t, 0.75, h.SuccessRate7d, 1e-9)
 	require.InDelta(t, 30, h.MedianItemsPerDay, 1e-9)
 }

@@ -1,0 +1,111 @@
+package seedengine
+
+import "time"
+
+// Checks of promoted seeds (internal/seedcheck): a check is one look at a
+// seed's entry, and a seed's health is what its recent checks show.
+
+// SeedCheckOutcome is what one check of a seed found, in the terms its
+// health is derived from.
+type SeedCheckOutcome string
+
+// Outcomes of a seed check.
+const (
+	// CheckOK: the entry answered 2xx and parsed as its fetch type, or
+	// 304 Not Modified.
+	CheckOK SeedCheckOutcome = "ok"
+	// CheckMoved: the entry answered through a permanent redirect (301,
+	// 308) to another URL, and the target parsed as its fetch type.
+	CheckMoved SeedCheckOutcome = "moved"
+	// CheckGone: 404 or 410, or the name does not resolve (NXDOMAIN).
+	CheckGone SeedCheckOutcome = "gone"
+	// CheckBlocked: 401, 403, 429 or a challenge page.
+	CheckBlocked SeedCheckOutcome = "blocked"
+	// CheckDisallowed: robots.txt disallows the entry for our agent;
+	// nothing was fetched.
+	CheckDisallowed SeedCheckOutcome = "disallowed"
+	// CheckFailed: anything else (5xx, a timeout, a body that is not a
+	// feed or sitemap).
+	CheckFailed SeedCheckOutcome = "failed"
+)
+
+// SeedCheck is one look at a seed's entry.
+type SeedCheck struct {
+	SeedID    string           `json:"seed_id"`
+	CheckedAt time.Time        `json:"checked_at"`
+	EntryURL  string           `json:"entry_url"`
+	Outcome   SeedCheckOutcome `json:"outcome"`
+	// Status is the final HTTP status; 0 when there was no HTTP answer.
+	Status   int    `json:"status"`
+	FinalURL string `json:"final_url,omitempty"`
+	// MovedTo is where permanent redirects (301, 308 only) led, when that
+	// differs from the entry URL.
+	MovedTo     string `json:"moved_to,omitempty"`
+	NotModified bool   `json:"not_modified,omitempty"`
+	Bytes       int64  `json:"bytes"`
+	LatencyMS   int64  `json:"latency_ms"`
+	// Items is the number of feed items or sitemap URLs; Newest the newest
+	// item date among them; NewItems how many are newer than the newest
+	// item of the previous check. A 304 carries the previous figures over
+	// with no new items.
+	Items    int        `json:"items"`
+	Newest   *time.Time `json:"newest,omitempty"`
+	NewItems int        `json:"new_items"`
+	// ItemsPerDay is the publishing rate the document itself shows: its
+	// dated items over the span between the oldest and the newest; 0 when
+	// fewer than two are dated.
+	ItemsPerDay float64 `json:"items_per_day"`
+	// Robots is robots.txt's verdict on the entry: allowed, disallowed or
+	// unavailable (no robots.txt could be read: everything allowed).
+	Robots string `json:"robots"`
+	// Reason names the failure: nxdomain, timeout, http_404, challenge,
+	// not_a_feed, … (fetch's reasons and http_NNN); empty when OK.
+	Reason string `json:"reason,omitempty"`
+	// ETag and LastModified are the validators the next check sends.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+}
+
+// SeedHealthState is a seed's health.
+type SeedHealthState string
+
+// Seed health states.
+const (
+	// HealthUnknown: no check yet.
+	HealthUnknown SeedHealthState = "unknown"
+	// HealthHealthy: the last check read the entry, and its newest item is
+	// as recent as the seed's publishing rate predicts.
+	HealthHealthy SeedHealthState = "healthy"
+	// HealthStale: the entry answers, but no new item for much longer than
+	// the rate predicts.
+	HealthStale SeedHealthState = "stale"
+	// HealthFailing: the last few checks (3 by default) failed: 5xx,
+	// timeouts, a body that no longer parses, or bad checks of mixed kinds.
+	HealthFailing SeedHealthState = "failing"
+	// HealthBlocked: the last few checks (2 by default) were refused
+	// (401, 403, 429, a challenge page, robots.txt disallowing the entry).
+	HealthBlocked SeedHealthState = "blocked"
+	// HealthMoved: the last check reached the entry through a permanent
+	// redirect to another URL, which answered as the seed's type.
+	HealthMoved SeedHealthState = "moved"
+	// HealthGone: the last few checks (2 by default) found 404, 410 or a
+	// name that does not resolve.
+	HealthGone SeedHealthState = "gone"
+)
+
+// SeedHealth is a seed's health as its recent checks show it.
+type SeedHealth struct {
+	State SeedHealthState `json:"state"`
+	// Since is when the seed entered State: the time of the first check
+	// of the run that put it there.
+	Since  *time.Time `json:"since,omitempty"`
+	Reason string     `json:"reason,omitempty"`
+	// LastCheckAt is the newest check's time.
+	LastCheckAt *time.Time `json:"last_check_at,omitempty"`
+	// SuccessRate7d is the share of the checks of the last 7 days that read
+	// the entry (ok or moved); 0 when there were none.
+	SuccessRate7d float64 `json:"success_rate_7d"`
+	// MedianItemsPerDay is the median of the publishing rates the checks
+	// of the last 7 days saw.
+	MedianItemsPerDay float64 `json:"median_items_per_day"`
+}
