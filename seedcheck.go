@@ -31,6 +31,8 @@ const (
 
 // SeedCheck is one look at a seed's entry.
 type SeedCheck struct {
+	// ID orders a seed's checks; set by the store.
+	ID        int64            `json:"id,omitempty"`
 	SeedID    string           `json:"seed_id"`
 	CheckedAt time.Time        `json:"checked_at"`
 	EntryURL  string           `json:"entry_url"`

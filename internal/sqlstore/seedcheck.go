@@ -1,0 +1,190 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Seed checks (internal/seedcheck): each check of a seed's entry is a row
+// of seed_checks, and seed_health holds the health derived from them with
+// the time the seed is next due.
+
+// MaxSeedChecksPage is the largest page FindSeedChecks returns.
+const MaxSeedChecksPage = 500
+
+// RecordSeedCheck stores a check of a seed, the health derived from it
+// and the time of the seed's next check, in one transaction, and returns
+// the health recorded before (State HealthUnknown when none). c.ID is set.
+// ENOTFOUND when the seed does not exist.
+func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error) {
+	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" {
+		return seedengine.SeedHealth{}, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time and an outcome")
+	}
+	body, err := json.Marshal(c)
+	if err != nil {
+		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)
+	}
+	prev := seedengine.SeedHealth{State: seedengine.HealthUnknown}
+	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&exists); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return seedNotFound(c.SeedID)
+			}
+			return err
+		}
+		if p, _, err := scanSeedHealth(tx.QueryRowContext(ctx, `SELECT `+seedHealthColumns+` FROM seed_health WHERE seed_id = $1`+s.db.forUpdate(), c.SeedID)); err == nil {
+			prev = p
+		} else if !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `INSERT INTO seed_checks (seed_id, checked_at, outcome, check_json)
+			VALUES ($1, $2, $3, $4) RETURNING id`,
+			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
+				success_rate_7d, median_items_per_day, next_check_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+			ON CONFLICT (seed_id) DO UPDATE SET state = excluded.state, since = excluded.since,
+				reason = excluded.reason, last_check_at = excluded.last_check_at,
+				success_rate_7d = excluded.success_rate_7d, median_items_per_day = excluded.median_items_per_day,
+				next_check_at = excluded.next_check_at, updated_at = excluded.updated_at`,
+			c.SeedID, string(h.State), s.timePtrArg(h.Since), h.Reason, s.timePtrArg(h.LastCheckAt),
+			h.SuccessRate7d, h.MedianItemsPerDay, s.db.timeArg(next), s.db.timeArg(nowUTC()))
+		return err
+	})
+	if err != nil {
+		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)
+	}
+	return prev, nil
+}
+
+func (s *SeedService) timePtrArg(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return s.db.timeArg(*t)
+}
+
+const seedHealthColumns = `state, since, reason, last_check_at, success_rate_7d, median_items_per_day, next_check_at`
+
+// scanSeedHealth reads a seed_health row: the health and its next check
+// time.
+func scanSeedHealth(row interface{ Scan(...any) error }) (seedengine.SeedHealth, time.Time, error) {
+	var h seedengine.SeedHealth
+	var state string
+	var since, last, next scanTime
+	if err := row.Scan(&state, &since, &h.Reason, &last, &h.SuccessRate7d, &h.MedianItemsPerDay, &next); err != nil {
+		return seedengine.SeedHealth{}, time.Time{}, err
+	}
+	h.State, h.Since, h.LastCheckAt = seedengine.SeedHealthState(state), since.ptr(), last.ptr()
+	return h, next.Time, nil
+}
+
+// FindSeedHealth returns a seed's health and when it is next due; State
+// HealthUnknown and a zero time when it was never checked.
+func (s *SeedService) FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error) {
+	h, next, err := scanSeedHealth(s.db.reader.QueryRowContext(ctx, `SELECT `+seedHealthColumns+` FROM seed_health WHERE seed_id = $1`, seedID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return seedengine.SeedHealth{State: seedengine.HealthUnknown}, time.Time{}, nil
+	}
+	if err != nil {
+		return seedengine.SeedHealth{}, time.Time{}, fmt.Errorf("find seed health: %w", err)
+	}
+	return h, next, nil
+}
+
+// FindSeedChecks returns a seed's checks newest first: at most limit
+// (1 to MaxSeedChecksPage), with an ID below before when before > 0, and
+// none older than since when since is not zero.
+func (s *SeedService) FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error) {
+	if limit <= 0 || limit > MaxSeedChecksPage {
+		return nil, seedengine.FieldErrorf("limit", "limit must be between 1 and %d", MaxSeedChecksPage)
+	}
+	if before <= 0 {
+		before = 1<<63 - 1
+	}
+	args := []any{seedID, before}
+	q := `SELECT id, check_json FROM seed_checks WHERE seed_id = $1 AND id < $2`
+	if !since.IsZero() {
+		q += ` AND checked_at >= $3`
+		args = append(args, s.db.timeArg(since))
+	}
+	q += fmt.Sprintf(` ORDER BY id DESC LIMIT %d`, limit)
+	rows, err := s.db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find seed checks: %w", err)
+	}
+	defer rows.Close()
+	out := []seedengine.SeedCheck{}
+	for rows.Next() {
+		var id int64
+		var body []byte
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("find seed checks: %w", err)
+		}
+		var c seedengine.SeedCheck
+		if err := json.Unmarshal(body, &c); err != nil {
+			return nil, fmt.Errorf("find seed checks: check %d: %w", id, err)
+		}
+		c.ID = id
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find seed checks: %w", err)
+	}
+	return out, nil
+}
+
+// DueSeedChecks returns up to limit seeds of the given statuses whose
+// next check is due at now, never checked ones first, then the most
+// overdue.
+func (s *SeedService) DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error) {
+	if len(statuses) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	args := []any{s.db.timeArg(now)}
+	in := ""
+	for i, st := range statuses {
+		if i > 0 {
+			in += ", "
+		}
+		args = append(args, string(st))
+		in += fmt.Sprintf("$%d", len(args))
+	}
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT s.seed_id FROM seeds s
+		LEFT JOIN seed_health h ON h.seed_id = s.seed_id
+		WHERE s.status IN (`+in+`) AND (h.seed_id IS NULL OR h.next_check_at <= $1)
+		ORDER BY h.next_check_at IS NOT NULL, h.next_check_at, s.seed_id
+		LIMIT `+fmt.Sprint(limit), args...)
+	if err != nil {
+		return nil, fmt.Errorf("due seed checks: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("due seed checks: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// DeleteSeedChecksBefore deletes the checks made before t (retention) and
+// returns how many went.
+func (s *SeedService) DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error) {
+	res, err := s.db.writer.ExecContext(ctx, `DELETE FROM seed_checks WHERE checked_at < $1`, s.db.timeArg(t))
+	if err != nil {
+		return 0, fmt.Errorf("delete seed checks: %w", err)
+	}
+	return res.RowsAffected()
+}
