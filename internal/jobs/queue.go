@@ -45,6 +45,10 @@ type Config struct {
 	// orchestration each) run at once in this process. Default 1,500.
 	DomainWorkers int
 
+	// SeedCheckWorkers is how many seed checks (QueueSeedChecks) run at
+	// once in this process. Default 50.
+	SeedCheckWorkers int
+
 	// PollInterval is how often the queue looks for new jobs. On
 	// PostgreSQL riverdatabasesql cannot LISTEN for inserts, so this bounds
 	// the latency of a new job; on SQLite an insert also wakes the queue
@@ -108,6 +112,9 @@ func (c Config) withDefaults() Config {
 	if c.DomainWorkers == 0 {
 		c.DomainWorkers = 1500
 	}
+	if c.SeedCheckWorkers == 0 {
+		c.SeedCheckWorkers = 50
+	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond
 	}
@@ -147,6 +154,8 @@ func (c Config) validate() error {
 		return seedengine.Errorf(seedengine.EINVALID, "queue workers must be at least 1, got %d", c.Workers)
 	case c.DomainWorkers < 1:
 		return seedengine.Errorf(seedengine.EINVALID, "queue domain workers must be at least 1, got %d", c.DomainWorkers)
+	case c.SeedCheckWorkers < 1:
+		return seedengine.Errorf(seedengine.EINVALID, "queue seed check workers must be at least 1, got %d", c.SeedCheckWorkers)
 	case c.PollInterval < time.Millisecond:
 		return seedengine.Errorf(seedengine.EINVALID, "queue poll interval must be at least 1ms, got %s", c.PollInterval)
 	case c.FetchCooldown < time.Millisecond:
@@ -208,6 +217,9 @@ type Queue struct {
 	finishers  map[seedengine.BatchKind]BatchFinisherFunc
 	metadata   MetadataRunner
 
+	seedChecker    SeedChecker
+	seedCheckEvery time.Duration
+
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
 
@@ -248,6 +260,8 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &finishWorker{q: q})
 	river.AddWorker(workers, &metadataSyncWorker{q: q})
 	river.AddWorker(workers, &metadataScheduleWorker{q: q})
+	river.AddWorker(workers, &seedCheckWorker{q: q})
+	river.AddWorker(workers, &seedCheckScheduleWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,
@@ -261,6 +275,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
 			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
 			QueueMetadata:      {MaxWorkers: 1},
+			QueueSeedChecks:    {MaxWorkers: cfg.SeedCheckWorkers},
 		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,

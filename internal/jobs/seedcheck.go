@@ -1,0 +1,161 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// QueueSeedChecks is the River queue of seed checks (internal/seedcheck):
+// one job per check of one seed.
+const QueueSeedChecks = "seed_checks"
+
+// SeedCheckArgs are the args of the job that checks one seed's entry.
+type SeedCheckArgs struct {
+	SeedID string `json:"seed_id"`
+}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (SeedCheckArgs) Kind() string { return "seed_check" }
+
+// InsertOpts puts checks on QueueSeedChecks, one waiting or running job
+// per seed at most: a seed already queued is not queued again.
+func (SeedCheckArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSeedChecks, UniqueOpts: river.UniqueOpts{
+		ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+	}}
+}
+
+// SeedCheckScheduleArgs are the args of the periodic job that queues the
+// checks that are due.
+type SeedCheckScheduleArgs struct{}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (SeedCheckScheduleArgs) Kind() string { return "seed_check_schedule" }
+
+// InsertOpts puts schedule jobs on QueueSeedChecks.
+func (SeedCheckScheduleArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueSeedChecks}
+}
+
+// SeedChecker checks seeds; internal/seedcheck's Service is one.
+type SeedChecker interface {
+	// CheckSeed checks one seed now and records the check.
+	CheckSeed(ctx context.Context, seedID string) error
+	// DueSeeds lists up to limit seeds whose check is due.
+	DueSeeds(ctx context.Context, limit int) ([]string, error)
+}
+
+// maxDuePerRound bounds the checks one schedule round queues; the rest
+// wait for the next round.
+const maxDuePerRound = 5000
+
+// RegisterSeedChecks makes c run the seed check jobs and, when every is
+// above zero, queues the due checks every that often (on the leader
+// process only), spread over that interval so that a batch of due seeds
+// (a first start, a long stop) does not fire at once. Call it before
+// Start.
+func (q *Queue) RegisterSeedChecks(c SeedChecker, every time.Duration) {
+	if c == nil {
+		panic("jobs: RegisterSeedChecks of a nil checker")
+	}
+	if q.state.Load() != stateIdle {
+		panic("jobs: RegisterSeedChecks after Start")
+	}
+	q.mu.Lock()
+	q.seedChecker, q.seedCheckEvery = c, every
+	q.mu.Unlock()
+	if every > 0 && !q.cfg.InsertOnly {
+		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
+			func() (river.JobArgs, *river.InsertOpts) { return SeedCheckScheduleArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "seed_check_schedule", RunOnStart: true}))
+	}
+}
+
+func (q *Queue) seedCheckRunner() (SeedChecker, time.Duration) {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return q.seedChecker, q.seedCheckEvery
+}
+
+// EnqueueSeedCheck queues a check of a seed to run now and returns its
+// job id; when one is already waiting or running, that job's id and
+// false.
+func (q *Queue) EnqueueSeedCheck(ctx context.Context, seedID string) (int64, bool, error) {
+	res, err := q.client.Insert(ctx, SeedCheckArgs{SeedID: seedID}, nil)
+	if err != nil {
+		return 0, false, fmt.Errorf("enqueue seed check %s: %w", seedID, err)
+	}
+	return res.Job.ID, !res.UniqueSkippedAsDuplicate, nil
+}
+
+type seedCheckWorker struct {
+	river.WorkerDefaults[SeedCheckArgs]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *seedCheckWorker) Work(ctx context.Context, job *river.Job[SeedCheckArgs]) error {
+	c, _ := w.q.seedCheckRunner()
+	if c == nil {
+		return fmt.Errorf("no seed checker in this process")
+	}
+	return c.CheckSeed(ctx, job.Args.SeedID)
+}
+
+type seedCheckScheduleWorker struct {
+	river.WorkerDefaults[SeedCheckScheduleArgs]
+	q *Queue
+}
+
+// Work implements river.Worker: it queues the due checks, each at a point
+// of the round's interval that its seed id picks.
+func (w *seedCheckScheduleWorker) Work(ctx context.Context, job *river.Job[SeedCheckScheduleArgs]) error {
+	c, every := w.q.seedCheckRunner()
+	if c == nil {
+		return fmt.Errorf("no seed checker in this process")
+	}
+	due, err := c.DueSeeds(ctx, maxDuePerRound)
+	if err != nil {
+		return err
+	}
+	if len(due) == 0 {
+		return nil
+	}
+	now := time.Now()
+	params := make([]river.InsertManyParams, 0, len(due))
+	for _, id := range due {
+		opts := SeedCheckArgs{}.InsertOpts()
+		if every > 0 {
+			opts.ScheduledAt = now.Add(spread(id, every))
+		}
+		params = append(params, river.InsertManyParams{Args: SeedCheckArgs{SeedID: id}, InsertOpts: &opts})
+	}
+	res, err := w.q.client.InsertMany(ctx, params)
+	if err != nil {
+		return fmt.Errorf("queue seed checks: %w", err)
+	}
+	queued := 0
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate {
+			queued++
+		}
+	}
+	w.q.log.Info("queued due seed checks", "event", "seed_checks_queued", "due", len(due), "queued", queued)
+	return nil
+}
+
+// spread is a seed's offset within an interval, the same every round.
+func spread(seedID string, every time.Duration) time.Duration {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(seedID))
+	return time.Duration(h.Sum64() % uint64(every))
+}

@@ -1,0 +1,88 @@
+package jobs_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+// fakeChecker records the seeds it checked and hands out a due list.
+type fakeChecker struct {
+	mu      sync.Mutex
+	due     []string
+	checked map[string]int
+	block   chan struct{} // CheckSeed waits on it when set
+}
+
+func (f *fakeChecker) CheckSeed(ctx context.Context, id string) error {
+	f.mu.Lock()
+	block := f.block
+	f.mu.Unlock()
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.checked[id]++
+	return nil
+}
+
+func (f *fakeChecker) DueSeeds(context.Context, int) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.due
+	f.due = nil // due once: the check moves them on
+	return out, nil
+}
+
+func (f *fakeChecker) count(id string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.checked[id]
+}
+
+// The schedule queues the due seeds, each checked once; a check asked for
+// while one of the same seed waits or runs is that one, not a second.
+func TestSeedCheckJobs(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		f := &fakeChecker{due: []string{"a::news", "b::news", "c::news"}, checked: map[string]int{}}
+		tb := setup(t, db, testConfig(), nil)
+		// A short interval, so the spread of the first round is short too.
+		tb.q.RegisterSeedChecks(f, 200*time.Millisecond)
+		start(t, tb)
+		require.Eventually(t, func() bool {
+			return f.count("a::news") == 1 && f.count("b::news") == 1 && f.count("c::news") == 1
+		}, 20*time.Second, 20*time.Millisecond, "every due seed checked")
+
+		f.mu.Lock()
+		f.block = make(chan struct{})
+		f.mu.Unlock()
+		id1, inserted, err := tb.q.EnqueueSeedCheck(t.Context(), "d::news")
+		require.NoError(t, err)
+		require.True(t, inserted)
+		id2, inserted, err := tb.q.EnqueueSeedCheck(t.Context(), "d::news")
+		require.NoError(t, err)
+		require.False(t, inserted, "one waiting or running check per seed")
+		require.Equal(t, id1, id2)
+		close(f.block)
+		require.Eventually(t, func() bool { return f.count("d::news") == 1 }, 20*time.Second, 20*time.Millisecond)
+		require.Never(t, func() bool { return f.count("d::news") > 1 }, 300*time.Millisecond, 20*time.Millisecond)
+
+		// Once done, a seed can be checked again.
+		_, inserted, err = tb.q.EnqueueSeedCheck(t.Context(), "d::news")
+		require.NoError(t, err)
+		require.True(t, inserted)
+		require.Eventually(t, func() bool { return f.count("d::news") == 2 }, 20*time.Second, 20*time.Millisecond)
+	})
+}

@@ -1,0 +1,188 @@
+package seedcheck
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Store is what the service keeps checks in; sqlstore.SeedService is one.
+type Store interface {
+	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
+	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
+	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
+	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error)
+	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
+}
+
+// Config shapes the service. The zero value takes the defaults noted.
+type Config struct {
+	// MinInterval and MaxInterval bound the time between two checks of an
+	// active seed, whatever its schedule says: defaults 1h and 24h.
+	MinInterval, MaxInterval time.Duration
+	// SuspendedInterval is the time between two checks of a suspended
+	// seed; default 7 days.
+	SuspendedInterval time.Duration
+	// Thresholds tune the health states.
+	Thresholds Thresholds
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+func (c Config) withDefaults() Config {
+	if c.MinInterval <= 0 {
+		c.MinInterval = time.Hour
+	}
+	if c.MaxInterval <= 0 {
+		c.MaxInterval = 24 * time.Hour
+	}
+	c.MaxInterval = max(c.MaxInterval, c.MinInterval)
+	if c.SuspendedInterval <= 0 {
+		c.SuspendedInterval = 7 * 24 * time.Hour
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Service checks seeds and records what it found.
+type Service struct {
+	store   Store
+	checker *Checker
+	cfg     Config
+}
+
+// NewService returns a Service that checks through checker and records in
+// store.
+func NewService(store Store, checker *Checker, cfg Config) *Service {
+	return &Service{store: store, checker: checker, cfg: cfg.withDefaults()}
+}
+
+// historyLimit bounds the checks health is derived from.
+const historyLimit = 200
+
+// CheckSeed checks one seed now, derives its health and records both with
+// the time of its next check. A seed that is neither active nor suspended
+// is not checked (nil error: its job has nothing to do).
+func (s *Service) CheckSeed(ctx context.Context, seedID string) error {
+	_, _, err := s.Check(ctx, seedID)
+	return err
+}
+
+// Check is CheckSeed returning the check and the health before and after
+// it; a zero check when the seed was not checked.
+func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
+	var hs [2]seedengine.SeedHealth
+	sd, err := s.store.FindSeedByID(ctx, seedID)
+	if err != nil {
+		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
+	if sd.Status != seedengine.SeedActive && sd.Status != seedengine.SeedSuspended {
+		return seedengine.SeedCheck{}, hs, nil
+	}
+	now := s.cfg.Now()
+	recent, err := s.store.FindSeedChecks(ctx, seedID, 0, now.Add(-7*24*time.Hour), historyLimit)
+	if err != nil {
+		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
+	var prev *seedengine.SeedCheck
+	if len(recent) == 0 {
+		// The last check may be older than the window.
+		last, err := s.store.FindSeedChecks(ctx, seedID, 0, time.Time{}, 1)
+		if err != nil {
+			return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+		}
+		recent = last
+	}
+	if len(recent) > 0 {
+		prev = &recent[0]
+	}
+	before, _, err := s.store.FindSeedHealth(ctx, seedID)
+	if err != nil {
+		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
+	c := s.checker.Check(ctx, *sd, prev)
+	if ctx.Err() != nil {
+		// Stopped (a shutdown, the job's timeout): not the entry's fault.
+		return seedengine.SeedCheck{}, hs, ctx.Err()
+	}
+	h := Derive(append([]seedengine.SeedCheck{c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
+	next := c.CheckedAt.Add(s.Interval(sd))
+	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next)
+	if err != nil {
+		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
+	hs = [2]seedengine.SeedHealth{recorded, h}
+	level := slog.LevelInfo
+	if recorded.State != h.State {
+		level = slog.LevelWarn
+	}
+	s.cfg.Logger.LogAttrs(ctx, level, "seed checked", slog.String("event", "seed_checked"),
+		slog.String("seed_id", seedID), slog.String("outcome", string(c.Outcome)), slog.Int("status", c.Status),
+		slog.String("reason", c.Reason), slog.String("health", string(h.State)), slog.String("health_before", string(recorded.State)))
+	return c, hs, nil
+}
+
+// DueSeeds lists up to limit active or suspended seeds whose check is due.
+func (s *Service) DueSeeds(ctx context.Context, limit int) ([]string, error) {
+	return s.store.DueSeedChecks(ctx, s.cfg.Now(), []seedengine.SeedStatus{seedengine.SeedActive, seedengine.SeedSuspended}, limit)
+}
+
+// Interval is the time from one check of sd to the next: its schedule's
+// period within [MinInterval, MaxInterval], or SuspendedInterval for a
+// suspended seed.
+func (s *Service) Interval(sd *seedengine.Seed) time.Duration {
+	if sd.Status == seedengine.SeedSuspended {
+		return s.cfg.SuspendedInterval
+	}
+	return min(max(CronPeriod(sd.Fetch.Schedule), s.cfg.MinInterval), s.cfg.MaxInterval)
+}
+
+// CronPeriod estimates how often a cron expression fires: the macros'
+// periods, a step in the minute or hour field, the number of hours listed,
+// or a day when it cannot tell.
+func CronPeriod(expr string) time.Duration {
+	switch strings.ToLower(strings.TrimSpace(expr)) {
+	case "@hourly":
+		return time.Hour
+	case "@daily", "@midnight":
+		return 24 * time.Hour
+	case "@weekly":
+		return 7 * 24 * time.Hour
+	case "@monthly":
+		return 30 * 24 * time.Hour
+	case "@yearly", "@annually":
+		return 365 * 24 * time.Hour
+	}
+	f := strings.Fields(expr)
+	if len(f) != 5 {
+		return 24 * time.Hour
+	}
+	minute, hour := f[0], f[1]
+	if _, step, ok := strings.Cut(minute, "/"); ok && hour == "*" {
+		if n, err := strconv.Atoi(step); err == nil && n > 0 {
+			return time.Duration(n) * time.Minute
+		}
+	}
+	if hour == "*" {
+		return time.Hour
+	}
+	if _, step, ok := strings.Cut(hour, "/"); ok {
+		if n, err := strconv.Atoi(step); err == nil && n > 0 {
+			return time.Duration(n) * time.Hour
+		}
+	}
+	if n := len(strings.Split(hour, ",")); n > 1 && !strings.Contains(hour, "-") {
+		return 24 * time.Hour / time.Duration(n)
+	}
+	return 24 * time.Hour
+}

@@ -1,0 +1,103 @@
+package seedcheck_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+// An active seed checked again and again as its site changes: healthy,
+// unchanged (304), then gone after two checks of a dead name, with its
+// next check an hour after each (its schedule is @hourly). A draft is
+// never checked.
+func TestServiceChecksActiveSeeds(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		const host = "daily-news.com.sg"
+		w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
+		store := sqlstore.NewSeedService(db)
+		sd := &seedengine.Seed{
+			DomainID: "media:sg:" + host, ContentType: seedengine.ContentTypeNews, Category: "news",
+			Source: seedengine.SeedSource{Name: "Daily News"},
+			Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
+			Policy: seedengine.SeedPolicy{RobotsURL: "https://" + host + "/robots.txt", CrawlAllowed: true},
+		}
+		require.NoError(t, store.CreateSeed(ctx, sd, "alice"))
+		draft := *sd
+		draft.DomainID, draft.SeedID, draft.Source = "media:sg:other.com.sg", "", seedengine.SeedSource{Name: "Other"}
+		draft.Fetch.EntryURL = "https://other.com.sg/feed/"
+		draft.Policy.RobotsURL = "https://other.com.sg/robots.txt"
+		require.NoError(t, store.CreateSeed(ctx, &draft, "alice"))
+		_, err := store.TransitionSeed(ctx, sd.SeedID, seedengine.SeedPromote, "alice", "")
+		require.NoError(t, err)
+
+		var mu sync.Mutex
+		now := time.Now().UTC().Truncate(time.Second)
+		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, clock), seedcheck.Config{Now: clock})
+
+		due, err := svc.DueSeeds(ctx, 10)
+		require.NoError(t, err)
+		require.Equal(t, []string{sd.SeedID}, due, "the active seed, not the draft")
+
+		c, hs, err := svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.CheckOK, c.Outcome, "%+v", c)
+		require.Equal(t, seedengine.HealthUnknown, hs[0].State)
+		require.Equal(t, seedengine.HealthHealthy, hs[1].State)
+		h, next, err := store.FindSeedHealth(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.HealthHealthy, h.State)
+		require.WithinDuration(t, now.Add(time.Hour), next, time.Second)
+		due, err = svc.DueSeeds(ctx, 10)
+		require.NoError(t, err)
+		require.Empty(t, due, "checked: due again in an hour")
+
+		advance(time.Hour)
+		c, _, err = svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.True(t, c.NotModified, "the validator of the first check gets a 304: %+v", c)
+
+		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioNXDomain})
+		advance(time.Hour)
+		_, hs, err = svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.HealthHealthy, hs[1].State, "one dead answer is not gone yet")
+		advance(time.Hour)
+		_, hs, err = svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.HealthHealthy, hs[0].State)
+		require.Equal(t, seedengine.HealthGone, hs[1].State)
+		require.Equal(t, "nxdomain", hs[1].Reason)
+
+		checks, err := store.FindSeedChecks(ctx, sd.SeedID, 0, time.Time{}, 10)
+		require.NoError(t, err)
+		require.Len(t, checks, 4)
+
+		c, _, err = svc.Check(ctx, draft.SeedID)
+		require.NoError(t, err)
+		require.Empty(t, c.Outcome, "a draft is not checked")
+	})
+}
+
+func TestCronPeriod(t *testing.T) {
+	t.Parallel()
+	for expr, want := range map[string]time.Duration{
+		"@hourly": time.Hour, "@daily": 24 * time.Hour, "@weekly": 7 * 24 * time.Hour,
+		"*/15 * * * *": 15 * time.Minute, "0 * * * *": time.Hour, "0 */6 * * *": 6 * time.Hour,
+		"0 6,18 * * *": 12 * time.Hour, "30 5 * * 1": 24 * time.Hour, "nonsense": 24 * time.Hour,
+	} {
+		require.Equal(t, want, seedcheck.CronPeriod(expr), expr)
+	}
+}
