@@ -50,13 +50,19 @@ type Config struct {
 	trustedProxies  []netip.Prefix // TrustedProxies parsed by finish
 
 	// Queue.
-	Workers           int
-	DomainWorkers     int
-	QueuePollInterval time.Duration
-	JobTimeout        time.Duration
-	JobRescueAfter    time.Duration
-	DeadProcessAfter  time.Duration
-	MaxAttempts       int
+	Workers       int
+	DomainWorkers int
+
+	SeedCheckInterval    time.Duration
+	SeedCheckWorkers     int
+	SeedCheckMinInterval time.Duration
+	SeedCheckMaxInterval time.Duration
+	SeedCheckRetention   time.Duration
+	QueuePollInterval    time.Duration
+	JobTimeout           time.Duration
+	JobRescueAfter       time.Duration
+	DeadProcessAfter     time.Duration
+	MaxAttempts          int
 
 	// Discovery.
 	AuthorityRules string
@@ -157,6 +163,21 @@ var settings = []setting{
 	}},
 	{name: "domain-workers", usage: "concurrent seed orchestration domain jobs (mostly waiting on politeness, so many)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.DomainWorkers, n, 1500, u)
+	}},
+	{name: "seed-check-interval", usage: "how often the checks of active and suspended seeds that are due are queued; 0s turns seed checks off", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.SeedCheckInterval, n, time.Minute, u)
+	}},
+	{name: "seed-check-workers", usage: "concurrent seed checks (each one request, within the per-host politeness)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.SeedCheckWorkers, n, 50, u)
+	}},
+	{name: "seed-check-min-interval", usage: "shortest time between two checks of an active seed, whatever its schedule", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.SeedCheckMinInterval, n, time.Hour, u)
+	}},
+	{name: "seed-check-max-interval", usage: "longest time between two checks of an active seed, whatever its schedule", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.SeedCheckMaxInterval, n, 24*time.Hour, u)
+	}},
+	{name: "seed-check-retention", usage: "how long seed checks are kept", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.SeedCheckRetention, n, 90*24*time.Hour, u)
 	}},
 	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)
@@ -407,6 +428,21 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.DomainWorkers < 1 || c.DomainWorkers > 10000 {
 			return fmt.Errorf("--domain-workers: %d must be from 1 to 10000", c.DomainWorkers)
+		}
+		if c.SeedCheckInterval != 0 && (c.SeedCheckInterval < time.Second || c.SeedCheckInterval > time.Hour) {
+			return fmt.Errorf("--seed-check-interval: %v must be 0s (off) or from 1s to 1h", c.SeedCheckInterval)
+		}
+		if c.SeedCheckWorkers < 1 || c.SeedCheckWorkers > 10000 {
+			return fmt.Errorf("--seed-check-workers: %d must be from 1 to 10000", c.SeedCheckWorkers)
+		}
+		if c.SeedCheckMinInterval < time.Minute {
+			return fmt.Errorf("--seed-check-min-interval: %v must be at least 1m", c.SeedCheckMinInterval)
+		}
+		if c.SeedCheckMaxInterval < c.SeedCheckMinInterval || c.SeedCheckMaxInterval > 30*24*time.Hour {
+			return fmt.Errorf("--seed-check-max-interval: %v must be from --seed-check-min-interval (%v) to 720h", c.SeedCheckMaxInterval, c.SeedCheckMinInterval)
+		}
+		if c.SeedCheckRetention < 24*time.Hour {
+			return fmt.Errorf("--seed-check-retention: %v must be at least 24h", c.SeedCheckRetention)
 		}
 		if c.MetadataSyncInterval != 0 && c.MetadataSyncInterval < time.Minute {
 			return fmt.Errorf("--metadata-sync-interval: %v must be 0s (off) or at least 1m", c.MetadataSyncInterval)

@@ -30,6 +30,7 @@ import (
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/outage"
 	"github.com/seedengine/seedengine/internal/research"
+	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -85,8 +86,10 @@ type app struct {
 	research *research.Service
 	liveness *sqlstore.LivenessService
 	seeds    *sqlstore.SeedService
-	metadata *metasync.Service
-	queue    *jobs.Queue
+	// seedChecks checks active seeds; nil without an outbound fetcher.
+	seedChecks *seedcheck.Service
+	metadata   *metasync.Service
+	queue      *jobs.Queue
 }
 
 // openApp opens the database (applying migrations), the object store, the
@@ -142,6 +145,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
 		Workers:              c.Workers,
 		DomainWorkers:        c.DomainWorkers,
+		SeedCheckWorkers:     c.SeedCheckWorkers,
 		PollInterval:         c.QueuePollInterval,
 		MaxAttempts:          c.MaxAttempts,
 		JobTimeout:           c.JobTimeout,
@@ -171,6 +175,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		collector := orchestrate.NewCollector(fc, a.blobs, orchestrate.CollectorConfig{}, log)
 		a.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(a.blobs, classifier, collector, log))
 		a.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(a.blobs, a.batchs))
+		a.seedChecks = seedcheck.NewService(a.seeds, seedcheck.NewChecker(fc, nil), seedcheck.Config{
+			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval,
+			Retention: c.SeedCheckRetention, Logger: log,
+		})
+		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
 	}
 	a.batchs.Enqueuer = a.queue
 

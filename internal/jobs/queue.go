@@ -219,6 +219,7 @@ type Queue struct {
 
 	seedChecker    SeedChecker
 	seedCheckEvery time.Duration
+	lastPrune      atomic.Int64 // unix ns of the last pruning of old seed checks
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}

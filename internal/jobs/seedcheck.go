@@ -52,7 +52,13 @@ type SeedChecker interface {
 	CheckSeed(ctx context.Context, seedID string) error
 	// DueSeeds lists up to limit seeds whose check is due.
 	DueSeeds(ctx context.Context, limit int) ([]string, error)
+	// PruneChecks deletes checks past their retention; the schedule
+	// calls it at most once an hour per process.
+	PruneChecks(ctx context.Context) error
 }
+
+// pruneEvery is how often a process prunes old checks.
+const pruneEvery = time.Hour
 
 // maxDuePerRound bounds the checks one schedule round queues; the rest
 // wait for the next round.
@@ -122,6 +128,13 @@ func (w *seedCheckScheduleWorker) Work(ctx context.Context, job *river.Job[SeedC
 	c, every := w.q.seedCheckRunner()
 	if c == nil {
 		return fmt.Errorf("no seed checker in this process")
+	}
+	// Rounds may overlap; the one that claims the hour prunes.
+	if last, now := w.q.lastPrune.Load(), time.Now().UnixNano(); time.Duration(now-last) >= pruneEvery && w.q.lastPrune.CompareAndSwap(last, now) {
+		if err := c.PruneChecks(ctx); err != nil {
+			w.q.log.Warn("delete old seed checks", "event", "seed_checks_prune_failed", "err", err)
+			w.q.lastPrune.CompareAndSwap(now, last) // try again next round
+		}
 	}
 	due, err := c.DueSeeds(ctx, maxDuePerRound)
 	if err != nil {

@@ -18,6 +18,7 @@ type fakeChecker struct {
 	due     []string
 	checked map[string]int
 	block   chan struct{} // CheckSeed waits on it when set
+	pruned  int
 }
 
 func (f *fakeChecker) CheckSeed(ctx context.Context, id string) error {
@@ -45,6 +46,13 @@ func (f *fakeChecker) DueSeeds(context.Context, int) ([]string, error) {
 	return out, nil
 }
 
+func (f *fakeChecker) PruneChecks(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pruned++
+	return nil
+}
+
 func (f *fakeChecker) count(id string) int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -64,6 +72,9 @@ func TestSeedCheckJobs(t *testing.T) {
 		require.Eventually(t, func() bool {
 			return f.count("a::news") == 1 && f.count("b::news") == 1 && f.count("c::news") == 1
 		}, 20*time.Second, 20*time.Millisecond, "every due seed checked")
+		f.mu.Lock()
+		require.Equal(t, 1, f.pruned, "old checks pruned once an hour, the first round included")
+		f.mu.Unlock()
 
 		f.mu.Lock()
 		f.block = make(chan struct{})

@@ -18,6 +18,7 @@ type Store interface {
 	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
+	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
 // Config shapes the service. The zero value takes the defaults noted.
@@ -28,6 +29,8 @@ type Config struct {
 	// SuspendedInterval is the time between two checks of a suspended
 	// seed; default 7 days.
 	SuspendedInterval time.Duration
+	// Retention is how long checks are kept; default 90 days.
+	Retention time.Duration
 	// Thresholds tune the health states.
 	Thresholds Thresholds
 	Logger     *slog.Logger
@@ -44,6 +47,9 @@ func (c Config) withDefaults() Config {
 	c.MaxInterval = max(c.MaxInterval, c.MinInterval)
 	if c.SuspendedInterval <= 0 {
 		c.SuspendedInterval = 7 * 24 * time.Hour
+	}
+	if c.Retention <= 0 {
+		c.Retention = 90 * 24 * time.Hour
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -135,6 +141,18 @@ func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedChec
 // DueSeeds lists up to limit active or suspended seeds whose check is due.
 func (s *Service) DueSeeds(ctx context.Context, limit int) ([]string, error) {
 	return s.store.DueSeedChecks(ctx, s.cfg.Now(), []seedengine.SeedStatus{seedengine.SeedActive, seedengine.SeedSuspended}, limit)
+}
+
+// PruneChecks deletes the checks older than the retention.
+func (s *Service) PruneChecks(ctx context.Context) error {
+	n, err := s.store.DeleteSeedChecksBefore(ctx, s.cfg.Now().Add(-s.cfg.Retention))
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.cfg.Logger.Info("deleted old seed checks", "event", "seed_checks_pruned", "checks", n)
+	}
+	return nil
 }
 
 // Interval is the time from one check of sd to the next: its schedule's
