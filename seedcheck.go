@@ -1,6 +1,9 @@
 package seedengine
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Checks of promoted seeds (internal/seedcheck): a check is one look at a
 // seed's entry, and a seed's health is what its recent checks show.
@@ -110,4 +113,22 @@ type SeedHealth struct {
 	// MedianItemsPerDay is the median of the publishing rates the checks
 	// of the last 7 days saw.
 	MedianItemsPerDay float64 `json:"median_items_per_day"`
+}
+
+// SeedCheckService reads seeds' checks and health.
+type SeedCheckService interface {
+	// FindSeedChecks returns a seed's checks newest first: at most limit,
+	// with an ID below before when before > 0, none older than since when
+	// since is not zero.
+	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]SeedCheck, error)
+	// FindSeedHealth returns a seed's health and when its next check is
+	// due; HealthUnknown and a zero time when it was never checked.
+	FindSeedHealth(ctx context.Context, seedID string) (SeedHealth, time.Time, error)
+}
+
+// SeedCheckEnqueuer queues a check of a seed to run now.
+type SeedCheckEnqueuer interface {
+	// EnqueueSeedCheck returns the check's job id, and false when a check
+	// of the seed was already waiting or running (that job's id).
+	EnqueueSeedCheck(ctx context.Context, seedID string) (int64, bool, error)
 }

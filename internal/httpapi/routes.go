@@ -127,6 +127,8 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed with its status history", 0, handleSeed(s.handleSeedGet)),
 		apiRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed's editable fields with a JSON merge patch", 0, s.registerSeedUpdate),
 		apiRoute(get, "/api/v1/seeds/{seedId}/versions", read, "list-seed-versions", "List a seed's contract versions, newest first", 0, handleSeed(s.handleSeedVersions)),
+		apiRoute(get, "/api/v1/seeds/{seedId}/checks", read, "list-seed-checks", "List a seed's checks, newest first, with its health", 0, handleSeed(s.handleSeedChecks)),
+		apiRoute(post, "/api/v1/seeds/{seedId}/check", write, "check-seed", "Queue a check of an active or suspended seed now", http.StatusAccepted, handleSeed(s.handleSeedCheckNow)),
 		apiRoute(get, "/api/v1/seeds/{seedId}/evidence", read, "get-seed-evidence", "Get the evidence of a seed's latest contract run, as stored", 0, s.registerSeedEvidence),
 		apiRoute(post, "/api/v1/seeds/promote", admin, "promote-seed", "Promote a draft seed to active", 0, handleSeed(s.handleSeedPromote)),
 		apiRoute(post, "/api/v1/seeds/{seedId}/suspend", admin, "suspend-seed", "Suspend an active seed", 0, handleSeed(s.handleSeedAction(seedengine.SeedSuspend))),

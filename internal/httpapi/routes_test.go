@@ -71,6 +71,8 @@ func TestRouteTable(t *testing.T) {
 		{"GET", "/api/v1/seeds/{seedId}", read},
 		{"PATCH", "/api/v1/seeds/{seedId}", write},
 		{"GET", "/api/v1/seeds/{seedId}/versions", read},
+		{"GET", "/api/v1/seeds/{seedId}/checks", read},
+		{"POST", "/api/v1/seeds/{seedId}/check", write},
 		{"GET", "/api/v1/seeds/{seedId}/evidence", read},
 		{"POST", "/api/v1/seeds/promote", admin},
 		{"POST", "/api/v1/seeds/{seedId}/suspend", admin},

@@ -130,6 +130,10 @@ type Deps struct {
 	Metadata     seedengine.MetadataService
 	MetadataSync seedengine.MetadataSyncer
 	Seeds        seedengine.SeedService
+	// SeedChecks reads seeds' checks and health; SeedCheckQueue queues a
+	// check now (nil: the route answers 503).
+	SeedChecks     seedengine.SeedCheckService
+	SeedCheckQueue seedengine.SeedCheckEnqueuer
 	// Objects reads seeds' contract evidence from the object store.
 	Objects seedengine.ObjectStore
 	// Console serves the operator console under /console/

@@ -1654,6 +1654,45 @@ type Seed struct {
 // SeedStatus Changed only by promote, suspend, reactivate and archive.
 type SeedStatus string
 
+// SeedCheck defines model for SeedCheck.
+type SeedCheck struct {
+	Bytes        int64      `json:"bytes"`
+	CheckedAt    time.Time  `json:"checked_at"`
+	EntryUrl     string     `json:"entry_url"`
+	Etag         *string    `json:"etag,omitempty"`
+	FinalUrl     *string    `json:"final_url,omitempty"`
+	Id           *int64     `json:"id,omitempty"`
+	Items        int64      `json:"items"`
+	ItemsPerDay  float64    `json:"items_per_day"`
+	LastModified *string    `json:"last_modified,omitempty"`
+	LatencyMs    int64      `json:"latency_ms"`
+	MovedTo      *string    `json:"moved_to,omitempty"`
+	NewItems     int64      `json:"new_items"`
+	Newest       *time.Time `json:"newest,omitempty"`
+	NotModified  *bool      `json:"not_modified,omitempty"`
+	Outcome      string     `json:"outcome"`
+	Reason       *string    `json:"reason,omitempty"`
+	Robots       string     `json:"robots"`
+	SeedId       string     `json:"seed_id"`
+	Status       int64      `json:"status"`
+}
+
+// SeedCheckList defines model for SeedCheckList.
+type SeedCheckList struct {
+	Health      SeedHealth   `json:"health"`
+	Items       *[]SeedCheck `json:"items"`
+	NextBefore  *int64       `json:"next_before,omitempty"`
+	NextCheckAt *time.Time   `json:"next_check_at,omitempty"`
+	SeedId      string       `json:"seed_id"`
+}
+
+// SeedCheckQueued defines model for SeedCheckQueued.
+type SeedCheckQueued struct {
+	JobId  int64  `json:"job_id"`
+	Queued bool   `json:"queued"`
+	SeedId string `json:"seed_id"`
+}
+
 // SeedContract defines model for SeedContract.
 type SeedContract struct {
 	Fetch  SeedFetch  `json:"fetch"`
@@ -1763,6 +1802,16 @@ type SeedFetchRequest struct {
 
 // SeedFetchRequestType defines model for SeedFetchRequest.Type.
 type SeedFetchRequestType string
+
+// SeedHealth defines model for SeedHealth.
+type SeedHealth struct {
+	LastCheckAt       *time.Time `json:"last_check_at,omitempty"`
+	MedianItemsPerDay float64    `json:"median_items_per_day"`
+	Reason            *string    `json:"reason,omitempty"`
+	Since             *time.Time `json:"since,omitempty"`
+	State             string     `json:"state"`
+	SuccessRate7d     float64    `json:"success_rate_7d"`
+}
 
 // SeedList defines model for SeedList.
 type SeedList struct {
@@ -2176,6 +2225,15 @@ type ListSeedsParamsAuthority string
 type UpdateSeedParams struct {
 	// ContentType application/merge-patch+json or application/json.
 	ContentType *string `json:"Content-Type,omitempty"`
+}
+
+// ListSeedChecksParams defines parameters for ListSeedChecks.
+type ListSeedChecksParams struct {
+	// Before Page: only checks older than this check id (the next_before of the previous page).
+	Before *int64 `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit Page size.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // SaveDatasetBodyJSONRequestBody defines body for SaveDatasetBody for application/json ContentType.
@@ -3768,6 +3826,40 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeed(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CheckSeed Queue a check of an active or suspended seed now
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without a JSON Content-Type
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/check (the `CheckSeed` operationId).
+	CheckSeed(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListSeedChecks List a seed's checks, newest first, with its health
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
+	ListSeedChecks(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSeedEvidence Get the evidence of a seed's latest contract run, as stored
 	//
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
@@ -5313,6 +5405,60 @@ func (c *Client) ArchiveSeedWithBody(ctx context.Context, seedId string, content
 // Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewArchiveSeedRequest(c.Server, seedId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckSeed Queue a check of an active or suspended seed now
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without a JSON Content-Type
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/check (the `CheckSeed` operationId).
+func (c *Client) CheckSeed(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckSeedRequest(c.Server, seedId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListSeedChecks List a seed's checks, newest first, with its health
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
+func (c *Client) ListSeedChecks(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSeedChecksRequest(c.Server, seedId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7700,6 +7846,113 @@ func NewArchiveSeedRequestWithBody(server string, seedId string, contentType str
 	return req, nil
 }
 
+// NewCheckSeedRequest constructs an http.Request for the CheckSeed method
+func NewCheckSeedRequest(server string, seedId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/check", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListSeedChecksRequest constructs an http.Request for the ListSeedChecks method
+func NewListSeedChecksRequest(server string, seedId string, params *ListSeedChecksParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/checks", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Before != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "before", *params.Before, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSeedEvidenceRequest constructs an http.Request for the GetSeedEvidence method
 func NewGetSeedEvidenceRequest(server string, seedId string) (*http.Request, error) {
 	var err error
@@ -8963,6 +9216,44 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeedWithResponse(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveSeedResponse, error)
+
+	// CheckSeedWithResponse Queue a check of an active or suspended seed now
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without a JSON Content-Type
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/check (the `CheckSeed` operationId).
+	CheckSeedWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*CheckSeedResponse, error)
+
+	// ListSeedChecksWithResponse List a seed's checks, newest first, with its health
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
+	ListSeedChecksWithResponse(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*ListSeedChecksResponse, error)
 
 	// GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
 	//
@@ -13399,6 +13690,242 @@ func (r ArchiveSeedResponse) ContentType() string {
 	return ""
 }
 
+// CheckSeedResponse429Headers the declared response headers of an HTTP 429 response for CheckSeed
+type CheckSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// CheckSeedResponse503Headers the declared response headers of an HTTP 503 response for CheckSeed
+type CheckSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CheckSeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *SeedCheckQueued
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CheckSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CheckSeedResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CheckSeedResponse) GetJSON202() *SeedCheckQueued {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckSeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckSeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckSeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckSeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListSeedChecksResponse429Headers the declared response headers of an HTTP 429 response for ListSeedChecks
+type ListSeedChecksResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListSeedChecksResponse503Headers the declared response headers of an HTTP 503 response for ListSeedChecks
+type ListSeedChecksResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListSeedChecksResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeedCheckList
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSeedChecksResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSeedChecksResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSeedChecksResponse) GetJSON200() *SeedCheckList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSeedChecksResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSeedChecksResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSeedChecksResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSeedChecksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSeedEvidenceResponse200Headers the declared response headers of an HTTP 200 response for GetSeedEvidence
 type GetSeedEvidenceResponse200Headers struct {
 	ContentLength *int64
@@ -15319,6 +15846,56 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 		return nil, err
 	}
 	return ParseArchiveSeedResponse(rsp)
+}
+
+// CheckSeedWithResponse Queue a check of an active or suspended seed now
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without a JSON Content-Type
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/check (the `CheckSeed` operationId).
+func (c *ClientWithResponses) CheckSeedWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*CheckSeedResponse, error) {
+	rsp, err := c.CheckSeed(ctx, seedId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckSeedResponse(rsp)
+}
+
+// ListSeedChecksWithResponse List a seed's checks, newest first, with its health
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
+func (c *ClientWithResponses) ListSeedChecksWithResponse(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*ListSeedChecksResponse, error) {
+	rsp, err := c.ListSeedChecks(ctx, seedId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSeedChecksResponse(rsp)
 }
 
 // GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
@@ -19613,6 +20190,230 @@ func ParseArchiveSeedResponse(rsp *http.Response) (*ArchiveSeedResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ArchiveSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCheckSeedResponse parses an HTTP response from a CheckSeedWithResponse call
+func ParseCheckSeedResponse(rsp *http.Response) (*CheckSeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckSeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest SeedCheckQueued
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CheckSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CheckSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListSeedChecksResponse parses an HTTP response from a ListSeedChecksWithResponse call
+func ParseListSeedChecksResponse(rsp *http.Response) (*ListSeedChecksResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSeedChecksResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeedCheckList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSeedChecksResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSeedChecksResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
