@@ -278,6 +278,9 @@ type Seed struct {
 	// History lists the seed's status transitions, oldest first; filled
 	// by FindSeedByID only.
 	History []SeedTransition `json:"history,omitempty"`
+	// Health is what the seed's checks show; filled by FindSeedByID once
+	// the seed has been checked.
+	Health *SeedHealth `json:"health,omitempty"`
 }
 
 // Contract returns the versioned part of s.

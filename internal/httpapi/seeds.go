@@ -82,6 +82,38 @@ type seed struct {
 	UpdatedAt       time.Time        `json:"updated_at"`
 	PromotedAt      *time.Time       `json:"promoted_at,omitempty"`
 	History         []seedTransition `json:"history,omitempty" doc:"Status transitions, oldest first; in single-seed responses only."`
+	Health          *seedHealth      `json:"health,omitempty" doc:"What the seed's checks show; in single-seed responses, once the seed has been checked (see /checks)."`
+}
+
+type seedHealth struct {
+	State             string     `json:"state" enum:"unknown,healthy,stale,failing,blocked,moved,gone" doc:"healthy: the entry reads and is as fresh as its rate predicts; stale: no new item for 4 × the expected gap (3–30 days); moved: a permanent redirect to another URL; blocked: 2 refused checks in a row (401, 403, 429, challenge, robots.txt); gone: 2 × 404, 410 or NXDOMAIN; failing: 3 bad checks in a row."`
+	Since             *time.Time `json:"since,omitempty" doc:"The first check of the run that gave the state."`
+	Reason            string     `json:"reason,omitempty" example:"nxdomain"`
+	LastCheckAt       *time.Time `json:"last_check_at,omitempty"`
+	SuccessRate7d     float64    `json:"success_rate_7d" minimum:"0" maximum:"1" doc:"Share of the last 7 days' checks that read the entry."`
+	MedianItemsPerDay float64    `json:"median_items_per_day" minimum:"0" doc:"Median publishing rate the last 7 days' checks saw."`
+}
+
+type seedCheck struct {
+	ID           int64      `json:"id,omitempty"`
+	SeedID       string     `json:"seed_id"`
+	CheckedAt    time.Time  `json:"checked_at"`
+	EntryURL     string     `json:"entry_url"`
+	Outcome      string     `json:"outcome" enum:"ok,moved,gone,blocked,disallowed,failed" doc:"ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else."`
+	Status       int        `json:"status" doc:"Final HTTP status; 0 without an HTTP answer."`
+	FinalURL     string     `json:"final_url,omitempty"`
+	MovedTo      string     `json:"moved_to,omitempty" doc:"Where permanent redirects led, when not the entry itself."`
+	NotModified  bool       `json:"not_modified,omitempty" doc:"The entry answered 304 to the last check's validators."`
+	Bytes        int64      `json:"bytes"`
+	LatencyMS    int64      `json:"latency_ms"`
+	Items        int        `json:"items" doc:"Feed items or sitemap URLs."`
+	Newest       *time.Time `json:"newest,omitempty" doc:"The newest item's date."`
+	NewItems     int        `json:"new_items" doc:"Items newer than the previous check's newest."`
+	ItemsPerDay  float64    `json:"items_per_day" doc:"Publishing rate the document shows (dated items over their span)."`
+	Robots       string     `json:"robots" enum:"allowed,disallowed,unavailable"`
+	Reason       string     `json:"reason,omitempty" doc:"Why the check failed: a fetch reason (nxdomain, timeout, …), http_NNN, challenge, not_a_feed, not_a_sitemap." example:"http_404"`
+	ETag         string     `json:"etag,omitempty"`
+	LastModified string     `json:"last_modified,omitempty"`
 }
 
 type seedContract struct {
@@ -111,6 +143,8 @@ var seedSchemaAliases = []struct{ t, doc reflect.Type }{
 	{reflect.TypeFor[seedengine.SeedTransition](), reflect.TypeFor[seedTransition]()},
 	{reflect.TypeFor[seedengine.SeedContract](), reflect.TypeFor[seedContract]()},
 	{reflect.TypeFor[seedengine.SeedVersion](), reflect.TypeFor[seedVersion]()},
+	{reflect.TypeFor[seedengine.SeedHealth](), reflect.TypeFor[seedHealth]()},
+	{reflect.TypeFor[seedengine.SeedCheck](), reflect.TypeFor[seedCheck]()},
 }
 
 // handleSeed registers a seed route after pointing the schema registry at

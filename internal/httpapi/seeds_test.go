@@ -479,6 +479,8 @@ func TestSeedSchemasMatchRootTypes(t *testing.T) {
 		"SeedEvidence":   reflect.TypeFor[seedengine.SeedEvidence](),
 		"SeedTransition": reflect.TypeFor[seedengine.SeedTransition](),
 		"SeedVersion":    reflect.TypeFor[seedengine.SeedVersion](),
+		"SeedHealth":     reflect.TypeFor[seedengine.SeedHealth](),
+		"SeedCheck":      reflect.TypeFor[seedengine.SeedCheck](),
 	} {
 		schema, ok := doc.Components.Schemas[name]
 		require.True(t, ok, "schema %s missing", name)

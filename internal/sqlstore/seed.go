@@ -572,6 +572,13 @@ func (s *SeedService) FindSeedByID(ctx context.Context, id string) (*seedengine.
 	if sd.History, err = s.history(ctx, s.db.reader, id); err != nil {
 		return nil, fmt.Errorf("find seed %q: %w", seedengine.Truncate(id, 300), err)
 	}
+	h, _, err := s.FindSeedHealth(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("find seed %q: %w", seedengine.Truncate(id, 300), err)
+	}
+	if h.State != seedengine.HealthUnknown {
+		sd.Health = &h
+	}
 	return sd, nil
 }
 

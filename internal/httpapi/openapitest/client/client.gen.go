@@ -264,6 +264,57 @@ func (e SeedStatus) Valid() bool {
 	}
 }
 
+// Defines values for SeedCheckOutcome.
+const (
+	SeedCheckOutcomeBlocked    SeedCheckOutcome = "blocked"
+	SeedCheckOutcomeDisallowed SeedCheckOutcome = "disallowed"
+	SeedCheckOutcomeFailed     SeedCheckOutcome = "failed"
+	SeedCheckOutcomeGone       SeedCheckOutcome = "gone"
+	SeedCheckOutcomeMoved      SeedCheckOutcome = "moved"
+	SeedCheckOutcomeOk         SeedCheckOutcome = "ok"
+)
+
+// Valid indicates whether the value is a known member of the SeedCheckOutcome enum.
+func (e SeedCheckOutcome) Valid() bool {
+	switch e {
+	case SeedCheckOutcomeBlocked:
+		return true
+	case SeedCheckOutcomeDisallowed:
+		return true
+	case SeedCheckOutcomeFailed:
+		return true
+	case SeedCheckOutcomeGone:
+		return true
+	case SeedCheckOutcomeMoved:
+		return true
+	case SeedCheckOutcomeOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedCheckRobots.
+const (
+	SeedCheckRobotsAllowed     SeedCheckRobots = "allowed"
+	SeedCheckRobotsDisallowed  SeedCheckRobots = "disallowed"
+	SeedCheckRobotsUnavailable SeedCheckRobots = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the SeedCheckRobots enum.
+func (e SeedCheckRobots) Valid() bool {
+	switch e {
+	case SeedCheckRobotsAllowed:
+		return true
+	case SeedCheckRobotsDisallowed:
+		return true
+	case SeedCheckRobotsUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeedFetchType.
 const (
 	SeedFetchTypeApi         SeedFetchType = "api"
@@ -357,6 +408,39 @@ func (e SeedFetchRequestType) Valid() bool {
 	case SeedFetchRequestTypeRss:
 		return true
 	case SeedFetchRequestTypeSitemap:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedHealthState.
+const (
+	SeedHealthStateBlocked SeedHealthState = "blocked"
+	SeedHealthStateFailing SeedHealthState = "failing"
+	SeedHealthStateGone    SeedHealthState = "gone"
+	SeedHealthStateHealthy SeedHealthState = "healthy"
+	SeedHealthStateMoved   SeedHealthState = "moved"
+	SeedHealthStateStale   SeedHealthState = "stale"
+	SeedHealthStateUnknown SeedHealthState = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the SeedHealthState enum.
+func (e SeedHealthState) Valid() bool {
+	switch e {
+	case SeedHealthStateBlocked:
+		return true
+	case SeedHealthStateFailing:
+		return true
+	case SeedHealthStateGone:
+		return true
+	case SeedHealthStateHealthy:
+		return true
+	case SeedHealthStateMoved:
+		return true
+	case SeedHealthStateStale:
+		return true
+	case SeedHealthStateUnknown:
 		return true
 	default:
 		return false
@@ -623,22 +707,22 @@ func (e ListMetadataTasksParamsStatus) Valid() bool {
 
 // Defines values for ListBatchResultsParamsVerdict.
 const (
-	Alive   ListBatchResultsParamsVerdict = "alive"
-	Blocked ListBatchResultsParamsVerdict = "blocked"
-	Dead    ListBatchResultsParamsVerdict = "dead"
-	Parked  ListBatchResultsParamsVerdict = "parked"
+	ListBatchResultsParamsVerdictAlive   ListBatchResultsParamsVerdict = "alive"
+	ListBatchResultsParamsVerdictBlocked ListBatchResultsParamsVerdict = "blocked"
+	ListBatchResultsParamsVerdictDead    ListBatchResultsParamsVerdict = "dead"
+	ListBatchResultsParamsVerdictParked  ListBatchResultsParamsVerdict = "parked"
 )
 
 // Valid indicates whether the value is a known member of the ListBatchResultsParamsVerdict enum.
 func (e ListBatchResultsParamsVerdict) Valid() bool {
 	switch e {
-	case Alive:
+	case ListBatchResultsParamsVerdictAlive:
 		return true
-	case Blocked:
+	case ListBatchResultsParamsVerdictBlocked:
 		return true
-	case Dead:
+	case ListBatchResultsParamsVerdictDead:
 		return true
-	case Parked:
+	case ListBatchResultsParamsVerdictParked:
 		return true
 	default:
 		return false
@@ -1624,6 +1708,9 @@ type Seed struct {
 	// Fetch Part of the contract: a change makes a new version.
 	Fetch SeedFetch `json:"fetch"`
 
+	// Health What the seed's checks show; in single-seed responses, once the seed has been checked (see /checks).
+	Health *SeedHealth `json:"health,omitempty"`
+
 	// History Status transitions, oldest first; in single-seed responses only.
 	History *[]SeedTransition `json:"history,omitempty"`
 
@@ -1656,26 +1743,52 @@ type SeedStatus string
 
 // SeedCheck defines model for SeedCheck.
 type SeedCheck struct {
-	Bytes        int64      `json:"bytes"`
-	CheckedAt    time.Time  `json:"checked_at"`
-	EntryUrl     string     `json:"entry_url"`
-	Etag         *string    `json:"etag,omitempty"`
-	FinalUrl     *string    `json:"final_url,omitempty"`
-	Id           *int64     `json:"id,omitempty"`
-	Items        int64      `json:"items"`
-	ItemsPerDay  float64    `json:"items_per_day"`
-	LastModified *string    `json:"last_modified,omitempty"`
-	LatencyMs    int64      `json:"latency_ms"`
-	MovedTo      *string    `json:"moved_to,omitempty"`
-	NewItems     int64      `json:"new_items"`
-	Newest       *time.Time `json:"newest,omitempty"`
-	NotModified  *bool      `json:"not_modified,omitempty"`
-	Outcome      string     `json:"outcome"`
-	Reason       *string    `json:"reason,omitempty"`
-	Robots       string     `json:"robots"`
-	SeedId       string     `json:"seed_id"`
-	Status       int64      `json:"status"`
+	Bytes     int64     `json:"bytes"`
+	CheckedAt time.Time `json:"checked_at"`
+	EntryUrl  string    `json:"entry_url"`
+	Etag      *string   `json:"etag,omitempty"`
+	FinalUrl  *string   `json:"final_url,omitempty"`
+	Id        *int64    `json:"id,omitempty"`
+
+	// Items Feed items or sitemap URLs.
+	Items int64 `json:"items"`
+
+	// ItemsPerDay Publishing rate the document shows (dated items over their span).
+	ItemsPerDay  float64 `json:"items_per_day"`
+	LastModified *string `json:"last_modified,omitempty"`
+	LatencyMs    int64   `json:"latency_ms"`
+
+	// MovedTo Where permanent redirects led, when not the entry itself.
+	MovedTo *string `json:"moved_to,omitempty"`
+
+	// NewItems Items newer than the previous check's newest.
+	NewItems int64 `json:"new_items"`
+
+	// Newest The newest item's date.
+	Newest *time.Time `json:"newest,omitempty"`
+
+	// NotModified The entry answered 304 to the last check's validators.
+	NotModified *bool `json:"not_modified,omitempty"`
+
+	// Outcome ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else.
+	Outcome SeedCheckOutcome `json:"outcome"`
+
+	// Reason Why the check failed: a fetch reason (nxdomain, timeout, …), http_NNN, challenge, not_a_feed, not_a_sitemap.
+	//
+	// Examples: http_404
+	Reason *string         `json:"reason,omitempty"`
+	Robots SeedCheckRobots `json:"robots"`
+	SeedId string          `json:"seed_id"`
+
+	// Status Final HTTP status; 0 without an HTTP answer.
+	Status int64 `json:"status"`
 }
+
+// SeedCheckOutcome ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else.
+type SeedCheckOutcome string
+
+// SeedCheckRobots defines model for SeedCheck.Robots.
+type SeedCheckRobots string
 
 // SeedCheckList defines model for SeedCheckList.
 type SeedCheckList struct {
@@ -1805,13 +1918,26 @@ type SeedFetchRequestType string
 
 // SeedHealth defines model for SeedHealth.
 type SeedHealth struct {
-	LastCheckAt       *time.Time `json:"last_check_at,omitempty"`
-	MedianItemsPerDay float64    `json:"median_items_per_day"`
-	Reason            *string    `json:"reason,omitempty"`
-	Since             *time.Time `json:"since,omitempty"`
-	State             string     `json:"state"`
-	SuccessRate7d     float64    `json:"success_rate_7d"`
+	LastCheckAt *time.Time `json:"last_check_at,omitempty"`
+
+	// MedianItemsPerDay Median publishing rate the last 7 days' checks saw.
+	MedianItemsPerDay float64 `json:"median_items_per_day"`
+
+	// Reason Examples: nxdomain
+	Reason *string `json:"reason,omitempty"`
+
+	// Since The first check of the run that gave the state.
+	Since *time.Time `json:"since,omitempty"`
+
+	// State healthy: the entry reads and is as fresh as its rate predicts; stale: no new item for 4 × the expected gap (3–30 days); moved: a permanent redirect to another URL; blocked: 2 refused checks in a row (401, 403, 429, challenge, robots.txt); gone: 2 × 404, 410 or NXDOMAIN; failing: 3 bad checks in a row.
+	State SeedHealthState `json:"state"`
+
+	// SuccessRate7d Share of the last 7 days' checks that read the entry.
+	SuccessRate7d float64 `json:"success_rate_7d"`
 }
+
+// SeedHealthState healthy: the entry reads and is as fresh as its rate predicts; stale: no new item for 4 × the expected gap (3–30 days); moved: a permanent redirect to another URL; blocked: 2 refused checks in a row (401, 403, 429, challenge, robots.txt); gone: 2 × 404, 410 or NXDOMAIN; failing: 3 bad checks in a row.
+type SeedHealthState string
 
 // SeedList defines model for SeedList.
 type SeedList struct {
