@@ -124,6 +124,9 @@ type SeedCheckService interface {
 	// FindSeedHealth returns a seed's health and when its next check is
 	// due; HealthUnknown and a zero time when it was never checked.
 	FindSeedHealth(ctx context.Context, seedID string) (SeedHealth, time.Time, error)
+	// CountSeedHealth counts the active and suspended seeds by health
+	// state; never checked ones are HealthUnknown.
+	CountSeedHealth(ctx context.Context) (map[SeedHealthState]int, error)
 }
 
 // SeedCheckEnqueuer queues a check of a seed to run now.

@@ -30,7 +30,7 @@ type metrics struct {
 	unmatched routeMetrics
 }
 
-func newMetrics(qs seedengine.QueueStatsService, logger *slog.Logger) *metrics {
+func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService, logger *slog.Logger) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -53,6 +53,15 @@ func newMetrics(qs seedengine.QueueStatsService, logger *slog.Logger) *metrics {
 			desc: prometheus.NewDesc("seedengine_jobs",
 				"Jobs in the queue by kind and state, read at scrape time.",
 				[]string{"kind", "state"}, nil),
+		})
+	}
+	if sc != nil {
+		m.reg.MustRegister(&seedHealthCollector{
+			sc:     sc,
+			logger: logger,
+			desc: prometheus.NewDesc("seedengine_seed_health",
+				"Active and suspended seeds by health state (unknown: never checked), read at scrape time.",
+				[]string{"state"}, nil),
 		})
 	}
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
@@ -152,5 +161,34 @@ func (c *jobsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, k := range order {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(sum[k]), k.kind, k.state)
+	}
+}
+
+// seedHealthStates are the states seedengine_seed_health always reports,
+// zeros included, so a dashboard sees a state empty rather than missing.
+var seedHealthStates = []seedengine.SeedHealthState{
+	seedengine.HealthUnknown, seedengine.HealthHealthy, seedengine.HealthStale, seedengine.HealthFailing,
+	seedengine.HealthBlocked, seedengine.HealthMoved, seedengine.HealthGone,
+}
+
+type seedHealthCollector struct {
+	sc     seedengine.SeedCheckService
+	logger *slog.Logger
+	desc   *prometheus.Desc
+}
+
+func (c *seedHealthCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c *seedHealthCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), jobsScrapeTimeout)
+	defer cancel()
+	counts, err := c.sc.CountSeedHealth(ctx)
+	if err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "seed health counts unavailable for metrics",
+			slog.String("event", "metrics_seed_health_failed"), slog.String("error", err.Error()))
+		return
+	}
+	for _, st := range seedHealthStates {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
 	}
 }

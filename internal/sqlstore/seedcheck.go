@@ -188,3 +188,25 @@ func (s *SeedService) DeleteSeedChecksBefore(ctx context.Context, t time.Time) (
 	}
 	return res.RowsAffected()
 }
+
+// CountSeedHealth counts the active and suspended seeds by health state;
+// never checked ones are HealthUnknown.
+func (s *SeedService) CountSeedHealth(ctx context.Context) (map[seedengine.SeedHealthState]int, error) {
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT COALESCE(h.state, 'unknown'), COUNT(*) FROM seeds s
+		LEFT JOIN seed_health h ON h.seed_id = s.seed_id
+		WHERE s.status IN ('active', 'suspended') GROUP BY COALESCE(h.state, 'unknown')`)
+	if err != nil {
+		return nil, fmt.Errorf("count seed health: %w", err)
+	}
+	defer rows.Close()
+	out := map[seedengine.SeedHealthState]int{}
+	for rows.Next() {
+		var state string
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, fmt.Errorf("count seed health: %w", err)
+		}
+		out[seedengine.SeedHealthState(state)] = n
+	}
+	return out, rows.Err()
+}
