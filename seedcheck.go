@@ -2,6 +2,7 @@ package seedengine
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -134,4 +135,30 @@ type SeedCheckEnqueuer interface {
 	// EnqueueSeedCheck returns the check's job id, and false when a check
 	// of the seed was already waiting or running (that job's id).
 	EnqueueSeedCheck(ctx context.Context, seedID string) (int64, bool, error)
+}
+
+// SeedHealthChange is a seed's health turning from one state to another:
+// what an alert says.
+type SeedHealthChange struct {
+	SeedID string          `json:"seed_id"`
+	From   SeedHealthState `json:"from"`
+	To     SeedHealthState `json:"to"`
+	Reason string          `json:"reason,omitempty"`
+	// At is the time of the check that made the change.
+	At time.Time `json:"at"`
+	// CheckID is that check.
+	CheckID int64 `json:"check_id"`
+}
+
+// Alerting reports whether a change is worth an alert: every change but
+// a never-checked seed turning healthy.
+func (c SeedHealthChange) Alerting() bool {
+	return c.From != c.To && !(c.From == HealthUnknown && c.To == HealthHealthy)
+}
+
+// SeedAlertEnqueuer queues the alert of a health change inside the
+// transaction that records it, so a change is alerted once and only once
+// it is recorded.
+type SeedAlertEnqueuer interface {
+	EnqueueSeedAlertTx(ctx context.Context, tx *sql.Tx, c SeedHealthChange) error
 }

@@ -58,6 +58,9 @@ type Config struct {
 	SeedCheckMinInterval time.Duration
 	SeedCheckMaxInterval time.Duration
 	SeedCheckRetention   time.Duration
+	AlertWebhookURL      string
+	AlertWebhookSecret   string
+	PublicURL            string
 	QueuePollInterval    time.Duration
 	JobTimeout           time.Duration
 	JobRescueAfter       time.Duration
@@ -179,6 +182,17 @@ var settings = []setting{
 	{name: "seed-check-retention", usage: "how long seed checks are kept", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.SeedCheckRetention, n, 90*24*time.Hour, u)
 	}},
+	func() setting {
+		s := stringSetting("alert-webhook-url", "", "URL that receives one JSON POST per seed health change (retried for about a day); empty: no alerts", groupQueue, func(c *Config) *string { return &c.AlertWebhookURL })
+		s.secret = true // it may carry a token
+		return s
+	}(),
+	func() setting {
+		s := stringSetting("alert-webhook-secret", "", "signs each alert: X-Seedengine-Signature: sha256=<HMAC-SHA256 of the body>", groupQueue, func(c *Config) *string { return &c.AlertWebhookSecret })
+		s.secret = true
+		return s
+	}(),
+	stringSetting("public-url", "", "the URL people reach this service at (https://seeds.example.org); alerts link to the console there", groupQueue, func(c *Config) *string { return &c.PublicURL }),
 	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)
 	}},
@@ -443,6 +457,14 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.SeedCheckRetention < 24*time.Hour {
 			return fmt.Errorf("--seed-check-retention: %v must be at least 24h", c.SeedCheckRetention)
+		}
+		for _, u := range []struct{ name, v string }{{"alert-webhook-url", c.AlertWebhookURL}, {"public-url", c.PublicURL}} {
+			if u.v == "" {
+				continue
+			}
+			if p, err := url.Parse(u.v); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+				return fmt.Errorf("--%s: must be an http:// or https:// URL", u.name)
+			}
 		}
 		if c.MetadataSyncInterval != 0 && c.MetadataSyncInterval < time.Minute {
 			return fmt.Errorf("--metadata-sync-interval: %v must be 0s (off) or at least 1m", c.MetadataSyncInterval)

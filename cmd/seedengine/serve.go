@@ -181,6 +181,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		})
 		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
 	}
+	if c.AlertWebhookURL != "" {
+		// Health changes queue their alert as they are recorded.
+		a.seeds.Alerts = a.queue
+		a.queue.SetAlertWebhook(jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL})
+	}
 	a.batchs.Enqueuer = a.queue
 
 	metaStore := sqlstore.NewMetadataService(db)

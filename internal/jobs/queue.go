@@ -220,6 +220,7 @@ type Queue struct {
 	seedChecker    SeedChecker
 	seedCheckEvery time.Duration
 	lastPrune      atomic.Int64 // unix ns of the last pruning of old seed checks
+	alertHook      *AlertWebhook
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -263,6 +264,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &metadataScheduleWorker{q: q})
 	river.AddWorker(workers, &seedCheckWorker{q: q})
 	river.AddWorker(workers, &seedCheckScheduleWorker{q: q})
+	river.AddWorker(workers, &seedAlertWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,
@@ -277,6 +279,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
 			QueueMetadata:      {MaxWorkers: 1},
 			QueueSeedChecks:    {MaxWorkers: cfg.SeedCheckWorkers},
+			QueueAlerts:        {MaxWorkers: 4},
 		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,

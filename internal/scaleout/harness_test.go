@@ -306,6 +306,9 @@ func (s *objectStore) objects(tb testing.TB, prefix string) map[string]int64 {
 	root := filepath.Join(s.dir, s3Bucket)
 	out := map[string]int64{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // deleted while listed (a finisher merging parts)
+		}
 		if err != nil {
 			return err
 		}
@@ -324,6 +327,9 @@ func (s *objectStore) objects(tb testing.TB, prefix string) map[string]int64 {
 			return nil
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

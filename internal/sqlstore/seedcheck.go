@@ -21,7 +21,8 @@ const MaxSeedChecksPage = 500
 // RecordSeedCheck stores a check of a seed, the health derived from it
 // and the time of the seed's next check, in one transaction, and returns
 // the health recorded before (State HealthUnknown when none). c.ID is set.
-// ENOTFOUND when the seed does not exist.
+// A change of state worth an alert is queued in the same transaction
+// through s.Alerts, when set. ENOTFOUND when the seed does not exist.
 func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error) {
 	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" {
 		return seedengine.SeedHealth{}, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time and an outcome")
@@ -48,6 +49,11 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			VALUES ($1, $2, $3, $4) RETURNING id`,
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
+		}
+		if change := (seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID}); change.Alerting() && s.Alerts != nil {
+			if err := s.Alerts.EnqueueSeedAlertTx(ctx, tx, change); err != nil {
+				return fmt.Errorf("queue the alert: %w", err)
+			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
 				success_rate_7d, median_items_per_day, next_check_at, updated_at)

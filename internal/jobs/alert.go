@@ -1,0 +1,140 @@
+package jobs
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/seedengine/seedengine"
+)
+
+// QueueAlerts is the River queue of alert deliveries.
+const QueueAlerts = "alerts"
+
+// SeedAlertArgs are the args of the job that delivers the alert of one
+// seed health change.
+type SeedAlertArgs struct {
+	Change seedengine.SeedHealthChange `json:"change"`
+}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (SeedAlertArgs) Kind() string { return "seed_alert" }
+
+// InsertOpts puts alerts on QueueAlerts, tried for about a day with
+// River's back-off (attempt n waits about n⁴ seconds).
+func (SeedAlertArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueAlerts, MaxAttempts: alertAttempts}
+}
+
+// alertAttempts × River's back-off spans about a day.
+const alertAttempts = 20
+
+// AlertWebhook is where alerts go.
+type AlertWebhook struct {
+	// URL receives one JSON POST per alert.
+	URL string
+	// Secret, when set, signs each body: X-Seedengine-Signature:
+	// sha256=<hex HMAC-SHA256 of the body>.
+	Secret string
+	// ConsoleURL, when set, is the console's base URL: each alert links to
+	// the seed's page there.
+	ConsoleURL string
+	// Client sends the POSTs; a client with a 10 s timeout when nil.
+	Client *http.Client
+}
+
+// SetAlertWebhook makes this queue deliver alerts to w; without it, alert
+// jobs wait (retrying) for a process that has one. Call it before Start.
+func (q *Queue) SetAlertWebhook(w AlertWebhook) {
+	if q.state.Load() != stateIdle {
+		panic("jobs: SetAlertWebhook after Start")
+	}
+	if w.Client == nil {
+		w.Client = &http.Client{Timeout: 10 * time.Second}
+	}
+	q.mu.Lock()
+	q.alertHook = &w
+	q.mu.Unlock()
+}
+
+// EnqueueSeedAlertTx queues the alert of a health change in tx.
+func (q *Queue) EnqueueSeedAlertTx(ctx context.Context, tx *sql.Tx, c seedengine.SeedHealthChange) error {
+	if _, err := q.client.InsertTx(ctx, tx, SeedAlertArgs{Change: c}, nil); err != nil {
+		return fmt.Errorf("enqueue seed alert %s: %w", c.SeedID, err)
+	}
+	return nil
+}
+
+var _ seedengine.SeedAlertEnqueuer = (*Queue)(nil)
+
+// alertBody is what the webhook receives.
+type alertBody struct {
+	Event string `json:"event"` // seed_health_changed
+	seedengine.SeedHealthChange
+	// Link is the seed's page in the console, when its URL is known, else
+	// its API path.
+	Link string `json:"link"`
+}
+
+type seedAlertWorker struct {
+	river.WorkerDefaults[SeedAlertArgs]
+	q *Queue
+}
+
+// Work implements river.Worker: one POST; anything but a 2xx is an error,
+// and River tries again later.
+func (w *seedAlertWorker) Work(ctx context.Context, job *river.Job[SeedAlertArgs]) error {
+	w.q.mu.RLock()
+	hook := w.q.alertHook
+	w.q.mu.RUnlock()
+	if hook == nil || hook.URL == "" {
+		return fmt.Errorf("no alert webhook in this process")
+	}
+	c := job.Args.Change
+	link := "/api/v1/seeds/" + url.PathEscape(c.SeedID)
+	if hook.ConsoleURL != "" {
+		link = strings.TrimSuffix(hook.ConsoleURL, "/") + "/console/seeds/" + url.PathEscape(c.SeedID)
+	}
+	body, err := json.Marshal(alertBody{Event: "seed_health_changed", SeedHealthChange: c, Link: link})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "seedengine-alerts")
+	// The job's id is the same on every attempt: receivers drop repeats
+	// by it.
+	req.Header.Set("X-Seedengine-Delivery", fmt.Sprint(job.ID))
+	if hook.Secret != "" {
+		mac := hmac.New(sha256.New, []byte(hook.Secret))
+		mac.Write(body)
+		req.Header.Set("X-Seedengine-Signature", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	}
+	resp, err := hook.Client.Do(req)
+	if err != nil {
+		return fmt.Errorf("alert webhook: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("alert webhook answered %d", resp.StatusCode)
+	}
+	w.q.log.Info("alert delivered", "event", "seed_alert_delivered", "seed_id", c.SeedID, "from", c.From, "to", c.To, "attempt", job.Attempt)
+	return nil
+}
