@@ -162,3 +162,22 @@ func (c SeedHealthChange) Alerting() bool {
 type SeedAlertEnqueuer interface {
 	EnqueueSeedAlertTx(ctx context.Context, tx *sql.Tx, c SeedHealthChange) error
 }
+
+// Drifting reports whether a change calls for a new contract run (a drift
+// proposal): the seed turned moved, gone, failing or stale.
+func (c SeedHealthChange) Drifting() bool {
+	if c.From == c.To {
+		return false
+	}
+	switch c.To {
+	case HealthMoved, HealthGone, HealthFailing, HealthStale:
+		return true
+	}
+	return false
+}
+
+// SeedDriftEnqueuer queues the contract run of a drifting seed inside the
+// transaction that records its health change.
+type SeedDriftEnqueuer interface {
+	EnqueueSeedDriftTx(ctx context.Context, tx *sql.Tx, c SeedHealthChange) error
+}

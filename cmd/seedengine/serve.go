@@ -180,6 +180,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			Retention: c.SeedCheckRetention, Logger: log,
 		})
 		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
+		// A seed turning moved, gone, failing or stale gets a contract run
+		// of its domain, whose finding becomes a proposed version.
+		a.seedChecks.Batches = a.batchs
+		a.seeds.Drift = a.queue
+		a.queue.RegisterSeedDrift(a.seedChecks.Drift)
 	}
 	if c.AlertWebhookURL != "" {
 		// Health changes queue their alert as they are recorded.

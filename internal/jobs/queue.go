@@ -221,6 +221,7 @@ type Queue struct {
 	seedCheckEvery time.Duration
 	lastPrune      atomic.Int64 // unix ns of the last pruning of old seed checks
 	alertHook      *AlertWebhook
+	drift          DriftFunc
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -265,6 +266,7 @@ func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config)
 	river.AddWorker(workers, &seedCheckWorker{q: q})
 	river.AddWorker(workers, &seedCheckScheduleWorker{q: q})
 	river.AddWorker(workers, &seedAlertWorker{q: q})
+	river.AddWorker(workers, &seedDriftWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,

@@ -2,6 +2,7 @@ package seedcheck
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -65,6 +66,14 @@ type Service struct {
 	store   Store
 	checker *Checker
 	cfg     Config
+
+	// Batches, when set, takes the contract batches Drift asks for.
+	Batches BatchCreator
+}
+
+// BatchCreator creates batches; sqlstore.BatchService is one.
+type BatchCreator interface {
+	CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error
 }
 
 // NewService returns a Service that checks through checker and records in
@@ -136,6 +145,52 @@ func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedChec
 		slog.String("seed_id", seedID), slog.String("outcome", string(c.Outcome)), slog.Int("status", c.Status),
 		slog.String("reason", c.Reason), slog.String("health", string(h.State)), slog.String("health_before", string(recorded.State)))
 	return c, hs, nil
+}
+
+// Drift queues a new contract run for a seed whose health turned moved,
+// gone, failing or stale: a contract batch of its one domain, whose run
+// records what it finds as a proposed version for a person to apply (an
+// active seed is never changed by it). The batch's params name the seed
+// and the change. A seed no longer active or suspended gets none.
+func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) error {
+	if s.Batches == nil {
+		return fmt.Errorf("seed drift: no batch service")
+	}
+	sd, err := s.store.FindSeedByID(ctx, c.SeedID)
+	if err != nil {
+		return fmt.Errorf("seed drift: %w", err)
+	}
+	if sd.Status != seedengine.SeedActive && sd.Status != seedengine.SeedSuspended {
+		return nil
+	}
+	b, chunks, err := DriftBatch(sd, c, s.cfg.Now())
+	if err != nil {
+		return err
+	}
+	if err := s.Batches.CreateBatch(ctx, b, chunks); err != nil {
+		return fmt.Errorf("seed drift: %w", err)
+	}
+	s.cfg.Logger.Warn("queued a contract run for a drifting seed", "event", "seed_drift_contract", "seed_id", c.SeedID,
+		"from", string(c.From), "to", string(c.To), "batch_id", b.ID)
+	return nil
+}
+
+// DriftBatch is the one-domain contract batch that runs a drifting seed's
+// contract again.
+func DriftBatch(sd *seedengine.Seed, c seedengine.SeedHealthChange, now time.Time) (*seedengine.Batch, []*seedengine.BatchChunk, error) {
+	params, err := json.Marshal(map[string]any{
+		"date":  now.UTC().Format(seedengine.DateLayout),
+		"drift": c,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	input, err := json.Marshal(map[string][]string{"domain_ids": {sd.DomainID}})
+	if err != nil {
+		return nil, nil, err
+	}
+	b := &seedengine.Batch{Kind: seedengine.BatchContract, Country: sd.Country, Category: sd.Category, ChunkSize: 1, Params: params}
+	return b, []*seedengine.BatchChunk{{Input: input, Items: 1}}, nil
 }
 
 // DueSeeds lists up to limit active or suspended seeds whose check is due.

@@ -1,6 +1,9 @@
 package seedcheck_test
 
 import (
+	"context"
+	"database/sql"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +49,11 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, clock), seedcheck.Config{Now: clock})
+		drift := &recordDrift{}
+		store.Drift = drift
+		batches := sqlstore.NewBatchService(db)
+		batches.Enqueuer = nopEnqueuer{}
+		svc.Batches = batches
 
 		due, err := svc.DueSeeds(ctx, 10)
 		require.NoError(t, err)
@@ -85,10 +93,45 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, checks, 4)
 
+		// The change to gone was queued for a drift contract run with the
+		// check that recorded it; the run is a one-domain contract batch.
+		require.Len(t, drift.changes, 1)
+		change := drift.changes[0]
+		require.Equal(t, seedengine.HealthHealthy, change.From)
+		require.Equal(t, seedengine.HealthGone, change.To)
+		require.Equal(t, checks[0].ID, change.CheckID)
+		require.NoError(t, svc.Drift(ctx, change))
+		bs, _, err := batches.FindBatches(ctx, seedengine.BatchFilter{Kind: seedengine.BatchContract, Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, bs, 1)
+		require.Equal(t, "sg", bs[0].Country)
+		require.Equal(t, 1, bs[0].Chunks.Total)
+		var params struct {
+			Drift seedengine.SeedHealthChange `json:"drift"`
+		}
+		require.NoError(t, json.Unmarshal(bs[0].Params, &params))
+		require.Equal(t, seedengine.HealthGone, params.Drift.To)
+		require.Equal(t, sd.SeedID, params.Drift.SeedID)
+
 		c, _, err = svc.Check(ctx, draft.SeedID)
 		require.NoError(t, err)
 		require.Empty(t, c.Outcome, "a draft is not checked")
 	})
+}
+
+// recordDrift records the drift changes queued with checks.
+type recordDrift struct{ changes []seedengine.SeedHealthChange }
+
+func (r *recordDrift) EnqueueSeedDriftTx(_ context.Context, _ *sql.Tx, c seedengine.SeedHealthChange) error {
+	r.changes = append(r.changes, c)
+	return nil
+}
+
+// nopEnqueuer accepts batches without queueing their jobs.
+type nopEnqueuer struct{}
+
+func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
+	return nil
 }
 
 func TestCronPeriod(t *testing.T) {

@@ -48,6 +48,9 @@ type SeedService struct {
 	// Alerts, when set, queues the alert of a seed's health change in the
 	// transaction that records it (RecordSeedCheck).
 	Alerts seedengine.SeedAlertEnqueuer
+	// Drift, when set, queues a contract run for a seed whose health
+	// turned moved, gone, failing or stale, in the same transaction.
+	Drift seedengine.SeedDriftEnqueuer
 
 	db *DB
 }

@@ -50,9 +50,15 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
 		}
-		if change := (seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID}); change.Alerting() && s.Alerts != nil {
+		change := seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID}
+		if change.Alerting() && s.Alerts != nil {
 			if err := s.Alerts.EnqueueSeedAlertTx(ctx, tx, change); err != nil {
 				return fmt.Errorf("queue the alert: %w", err)
+			}
+		}
+		if change.Drifting() && s.Drift != nil {
+			if err := s.Drift.EnqueueSeedDriftTx(ctx, tx, change); err != nil {
+				return fmt.Errorf("queue the drift contract run: %w", err)
 			}
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,

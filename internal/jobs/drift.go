@@ -1,0 +1,67 @@
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/riverqueue/river"
+
+	"github.com/seedengine/seedengine"
+)
+
+// SeedDriftArgs are the args of the job that asks for a new contract run
+// for a seed whose health turned moved, gone, failing or stale.
+type SeedDriftArgs struct {
+	Change seedengine.SeedHealthChange `json:"change"`
+}
+
+// Kind names the job's worker. It is stored with every job, so it never
+// changes.
+func (SeedDriftArgs) Kind() string { return "seed_drift" }
+
+// InsertOpts puts drift jobs on QueueSeedChecks.
+func (SeedDriftArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueSeedChecks} }
+
+// DriftFunc starts the contract run of a drifting seed (cmd queues a
+// one-domain contract batch, whose result becomes a proposed version).
+type DriftFunc func(ctx context.Context, c seedengine.SeedHealthChange) error
+
+// RegisterSeedDrift makes fn handle drift jobs. Call it before Start.
+func (q *Queue) RegisterSeedDrift(fn DriftFunc) {
+	if fn == nil {
+		panic("jobs: RegisterSeedDrift of a nil func")
+	}
+	if q.state.Load() != stateIdle {
+		panic("jobs: RegisterSeedDrift after Start")
+	}
+	q.mu.Lock()
+	q.drift = fn
+	q.mu.Unlock()
+}
+
+// EnqueueSeedDriftTx queues the drift job of a change in tx.
+func (q *Queue) EnqueueSeedDriftTx(ctx context.Context, tx *sql.Tx, c seedengine.SeedHealthChange) error {
+	if _, err := q.client.InsertTx(ctx, tx, SeedDriftArgs{Change: c}, nil); err != nil {
+		return fmt.Errorf("enqueue seed drift %s: %w", c.SeedID, err)
+	}
+	return nil
+}
+
+var _ seedengine.SeedDriftEnqueuer = (*Queue)(nil)
+
+type seedDriftWorker struct {
+	river.WorkerDefaults[SeedDriftArgs]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *seedDriftWorker) Work(ctx context.Context, job *river.Job[SeedDriftArgs]) error {
+	w.q.mu.RLock()
+	fn := w.q.drift
+	w.q.mu.RUnlock()
+	if fn == nil {
+		return fmt.Errorf("no drift handler in this process")
+	}
+	return fn(ctx, job.Args.Change)
+}
