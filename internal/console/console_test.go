@@ -333,6 +333,15 @@ func TestSeedPageEscapesEvidence(t *testing.T) {
 	// A read key is offered no action.
 	require.NotContains(t, p.body, `id="promote"`)
 	require.NotContains(t, p.body, "/edit")
+	require.Contains(t, p.body, "not checked yet")
+
+	// Once checked, the page shows the seed's health.
+	at := time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC)
+	c := seedengine.SeedCheck{SeedID: "gov:sg:mom.gov.sg::news", CheckedAt: at, Outcome: seedengine.CheckGone, Reason: "http_404"}
+	_, err := e.seeds.RecordSeedCheck(t.Context(), &c, seedengine.SeedHealth{State: seedengine.HealthGone, Reason: "http_404", LastCheckAt: &at}, at.Add(time.Hour))
+	require.NoError(t, err)
+	p = b.get("/console/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news"))
+	require.Contains(t, p.body, `<span class="health health-gone">gone</span> · http_404 · last checked 2026-11-26 02:00 UTC`)
 }
 
 func TestScopesDecideActions(t *testing.T) {
