@@ -278,8 +278,8 @@ type Seed struct {
 	// History lists the seed's status transitions, oldest first; filled
 	// by FindSeedByID only.
 	History []SeedTransition `json:"history,omitempty"`
-	// Health is what the seed's checks show; filled by FindSeedByID once
-	// the seed has been checked.
+	// Health is what the seed's checks show; filled by FindSeedByID and
+	// FindSeeds once the seed has been checked.
 	Health *SeedHealth `json:"health,omitempty"`
 }
 
@@ -456,6 +456,9 @@ type SeedFilter struct {
 	// the drafts it created, the seeds it updated and those it proposed
 	// a contract for.
 	BatchID string
+	// Health keeps the seeds in one health state; HealthUnknown keeps
+	// those never checked.
+	Health SeedHealthState
 	// After, when set, pages by key: only seeds whose seed_id sorts after
 	// it (the last seed_id of the previous page). Deep pages then cost
 	// what the first does; Offset must be 0 with it.

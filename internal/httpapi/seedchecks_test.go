@@ -121,6 +121,23 @@ func TestSeedChecksAPI(t *testing.T) {
 		sd := s.seed(t, id)
 		require.NotNil(t, sd.Health, "the seed shows its health")
 		require.Equal(t, seedengine.HealthGone, sd.Health.State)
+		var page struct {
+			Items []seedengine.Seed `json:"items"`
+			Total int               `json:"total"`
+		}
+		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=gone", s.reader, nil)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.Equal(t, 1, page.Total)
+		require.Equal(t, id, page.Items[0].SeedID)
+		require.Equal(t, seedengine.HealthGone, page.Items[0].Health.State, "list items carry their health")
+		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=healthy", s.reader, nil)
+		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.Zero(t, page.Total)
+		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=unknown", s.reader, nil)
+		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.Zero(t, page.Total, "the one seed was checked")
+		s.call(t, http.MethodGet, "/api/v1/seeds?health=sick", s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
 		m := s.call(t, http.MethodGet, "/metrics", s.reader, nil)
 		require.Equal(t, http.StatusOK, m.StatusCode)
 		require.Contains(t, string(m.body), `seedengine_seed_health{state="gone"} 1`)

@@ -82,7 +82,7 @@ type seed struct {
 	UpdatedAt       time.Time        `json:"updated_at"`
 	PromotedAt      *time.Time       `json:"promoted_at,omitempty"`
 	History         []seedTransition `json:"history,omitempty" doc:"Status transitions, oldest first; in single-seed responses only."`
-	Health          *seedHealth      `json:"health,omitempty" doc:"What the seed's checks show; in single-seed responses, once the seed has been checked (see /checks)."`
+	Health          *seedHealth      `json:"health,omitempty" doc:"What the seed's checks show, once the seed has been checked (see /checks)."`
 }
 
 type seedHealth struct {
@@ -197,6 +197,7 @@ type seedListInput struct {
 	Authority  string  `query:"authority" enum:"gov,mil,edu,ngo,org,media,com,other" doc:"Only seeds of domains of this authority (the domain_id's first part)."`
 	MinConf    float64 `query:"min_confidence" minimum:"0" maximum:"1" doc:"Only seeds whose confidence is at least this."`
 	BatchID    string  `query:"batch_id" maxLength:"128" pattern:"^[A-Za-z0-9_.:-]+$" doc:"Only seeds a contract batch recorded a contract for: the drafts it created, the seeds it updated and those it proposed a change to." example:"01JD3Q8W6Y4V0M5QK3ZC4N2T7R"`
+	Health     string  `query:"health" enum:"unknown,healthy,stale,failing,blocked,moved,gone" doc:"Only seeds in this health state (unknown: never checked); see GET /api/v1/seeds/{seedId}/checks."`
 	After      string  `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
 	Before     string  `query:"before" maxLength:"400" doc:"Page backwards by key: the limit seeds just before this seed_id, in seed_id order. Not with after or offset."`
 	Limit      int     `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
@@ -229,6 +230,7 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 		Authority:     seedengine.Authority(in.Authority),
 		MinConfidence: in.MinConf,
 		BatchID:       in.BatchID,
+		Health:        seedengine.SeedHealthState(in.Health),
 		After:         strings.ToLower(in.After),
 		Before:        strings.ToLower(in.Before),
 		Limit:         in.Limit,

@@ -690,6 +690,16 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		args = append(args, f.BatchID)
 		where = append(where, "seed_id IN (SELECT seed_id FROM seed_versions WHERE batch_id = $"+strconv.Itoa(len(args))+")")
 	}
+	switch f.Health {
+	case "":
+	case seedengine.HealthUnknown:
+		where = append(where, "seed_id NOT IN (SELECT seed_id FROM seed_health)")
+	case seedengine.HealthHealthy, seedengine.HealthStale, seedengine.HealthFailing, seedengine.HealthBlocked, seedengine.HealthMoved, seedengine.HealthGone:
+		args = append(args, string(f.Health))
+		where = append(where, "seed_id IN (SELECT seed_id FROM seed_health WHERE state = $"+strconv.Itoa(len(args))+")")
+	default:
+		return nil, 0, seedengine.FieldErrorf("health", "health %q is not one of unknown, healthy, stale, failing, blocked, moved, gone", seedengine.Truncate(string(f.Health), 40))
+	}
 	total := -1 // not counted yet
 	if f.Before != "" {
 		if f.After != "" || f.Offset != 0 {
@@ -744,6 +754,9 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	if f.Before != "" {
 		slices.Reverse(seeds)
 	}
+	if err := s.fillHealth(ctx, seeds); err != nil {
+		return nil, 0, fmt.Errorf("find seeds: %w", err)
+	}
 
 	switch {
 	case total >= 0:
@@ -765,7 +778,7 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 func (s *SeedService) countSeeds(ctx context.Context, f seedengine.SeedFilter, where []string, args []any, counted, countArgs int) (int, error) {
 	var total int
 	var err error
-	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 || f.BatchID != "" {
+	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 || f.BatchID != "" || f.Health != "" {
 		cond := " WHERE " + strings.Join(where, " AND ")
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
 	} else {

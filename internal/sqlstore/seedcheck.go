@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -221,4 +222,39 @@ func (s *SeedService) CountSeedHealth(ctx context.Context) (map[seedengine.SeedH
 		out[seedengine.SeedHealthState(state)] = n
 	}
 	return out, rows.Err()
+}
+
+// fillHealth sets the Health of the seeds that have been checked, with
+// one query.
+func (s *SeedService) fillHealth(ctx context.Context, seeds []*seedengine.Seed) error {
+	if len(seeds) == 0 {
+		return nil
+	}
+	byID := make(map[string]*seedengine.Seed, len(seeds))
+	args := make([]any, 0, len(seeds))
+	marks := make([]string, 0, len(seeds))
+	for _, sd := range seeds {
+		byID[sd.SeedID] = sd
+		args = append(args, sd.SeedID)
+		marks = append(marks, fmt.Sprintf("$%d", len(args)))
+	}
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT seed_id, `+seedHealthColumns+` FROM seed_health WHERE seed_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("seed health: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var h seedengine.SeedHealth
+		var state string
+		var since, last, next scanTime
+		if err := rows.Scan(&id, &state, &since, &h.Reason, &last, &h.SuccessRate7d, &h.MedianItemsPerDay, &next); err != nil {
+			return fmt.Errorf("seed health: %w", err)
+		}
+		h.State, h.Since, h.LastCheckAt = seedengine.SeedHealthState(state), since.ptr(), last.ptr()
+		if sd := byID[id]; sd != nil {
+			sd.Health = &h
+		}
+	}
+	return rows.Err()
 }

@@ -945,6 +945,39 @@ func (e ListSeedsParamsAuthority) Valid() bool {
 	}
 }
 
+// Defines values for ListSeedsParamsHealth.
+const (
+	ListSeedsParamsHealthBlocked ListSeedsParamsHealth = "blocked"
+	ListSeedsParamsHealthFailing ListSeedsParamsHealth = "failing"
+	ListSeedsParamsHealthGone    ListSeedsParamsHealth = "gone"
+	ListSeedsParamsHealthHealthy ListSeedsParamsHealth = "healthy"
+	ListSeedsParamsHealthMoved   ListSeedsParamsHealth = "moved"
+	ListSeedsParamsHealthStale   ListSeedsParamsHealth = "stale"
+	ListSeedsParamsHealthUnknown ListSeedsParamsHealth = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the ListSeedsParamsHealth enum.
+func (e ListSeedsParamsHealth) Valid() bool {
+	switch e {
+	case ListSeedsParamsHealthBlocked:
+		return true
+	case ListSeedsParamsHealthFailing:
+		return true
+	case ListSeedsParamsHealthGone:
+		return true
+	case ListSeedsParamsHealthHealthy:
+		return true
+	case ListSeedsParamsHealthMoved:
+		return true
+	case ListSeedsParamsHealthStale:
+		return true
+	case ListSeedsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIKey defines model for APIKey.
 type APIKey struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -1708,7 +1741,7 @@ type Seed struct {
 	// Fetch Part of the contract: a change makes a new version.
 	Fetch SeedFetch `json:"fetch"`
 
-	// Health What the seed's checks show; in single-seed responses, once the seed has been checked (see /checks).
+	// Health What the seed's checks show, once the seed has been checked (see /checks).
 	Health *SeedHealth `json:"health,omitempty"`
 
 	// History Status transitions, oldest first; in single-seed responses only.
@@ -2322,6 +2355,9 @@ type ListSeedsParams struct {
 	// BatchId Only seeds a contract batch recorded a contract for: the drafts it created, the seeds it updated and those it proposed a change to.
 	BatchId *string `form:"batch_id,omitempty" json:"batch_id,omitempty"`
 
+	// Health Only seeds in this health state (unknown: never checked); see GET /api/v1/seeds/{seedId}/checks.
+	Health *ListSeedsParamsHealth `form:"health,omitempty" json:"health,omitempty"`
+
 	// After Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
@@ -2346,6 +2382,9 @@ type ListSeedsParamsFetchType string
 
 // ListSeedsParamsAuthority defines parameters for ListSeeds.
 type ListSeedsParamsAuthority string
+
+// ListSeedsParamsHealth defines parameters for ListSeeds.
+type ListSeedsParamsHealth string
 
 // UpdateSeedParams defines parameters for UpdateSeed.
 type UpdateSeedParams struct {
@@ -7627,6 +7666,18 @@ func NewListSeedsRequest(server string, params *ListSeedsParams) (*http.Request,
 		if params.BatchId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "batch_id", *params.BatchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Health != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "health", *params.Health, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
