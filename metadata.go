@@ -33,6 +33,9 @@ type MetadataTotals struct {
 	LivenessByVerdict map[string]int `json:"liveness_by_verdict"`
 	// SeedsByStatus counts seeds by status.
 	SeedsByStatus map[string]int `json:"seeds_by_status"`
+	// SeedsByHealth counts active and suspended seeds by health state
+	// (unknown: never checked).
+	SeedsByHealth map[string]int `json:"seeds_by_health"`
 }
 
 // PartitionCounts are the counts of one partition.

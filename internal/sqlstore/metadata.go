@@ -100,6 +100,9 @@ func (s *MetadataService) Snapshot(ctx context.Context) (*seedengine.MetadataSna
 			`SELECT status, SUM(n) FROM seed_counts GROUP BY status`); err != nil {
 			return fmt.Errorf("seeds: %w", err)
 		}
+		if err := countInto(ctx, tx, snap.Totals.SeedsByHealth, seedHealthCountSQL(false)); err != nil {
+			return fmt.Errorf("seed health: %w", err)
+		}
 		var err error
 		snap.LastSync, err = lastSync(ctx, tx)
 		return err
@@ -146,6 +149,9 @@ func (s *MetadataService) CountryMetadata(ctx context.Context, country string) (
 			`SELECT status, SUM(n) FROM seed_counts WHERE country = $1 GROUP BY status`, country); err != nil {
 			return fmt.Errorf("seeds: %w", err)
 		}
+		if err := countInto(ctx, tx, m.Totals.SeedsByHealth, seedHealthCountSQL(true), country); err != nil {
+			return fmt.Errorf("seed health: %w", err)
+		}
 		if err := countInto(ctx, tx, m.SeedsByFetchType,
 			`SELECT fetch_type, SUM(n) FROM seed_counts WHERE country = $1 GROUP BY fetch_type`, country); err != nil {
 			return fmt.Errorf("seeds: %w", err)
@@ -170,7 +176,20 @@ func newMetadataTotals() seedengine.MetadataTotals {
 		DomainsByAuthority: map[string]int{},
 		LivenessByVerdict:  map[string]int{},
 		SeedsByStatus:      map[string]int{},
+		SeedsByHealth:      map[string]int{},
 	}
+}
+
+// seedHealthCountSQL counts active and suspended seeds by health state,
+// of the country $1 when byCountry.
+func seedHealthCountSQL(byCountry bool) string {
+	q := `SELECT COALESCE(h.state, 'unknown'), COUNT(*) FROM seeds s
+		LEFT JOIN seed_health h ON h.seed_id = s.seed_id
+		WHERE s.status IN ('active', 'suspended')`
+	if byCountry {
+		q += ` AND s.country = $1`
+	}
+	return q + ` GROUP BY COALESCE(h.state, 'unknown')`
 }
 
 // readTx runs fn in a read-only transaction on the reader pool, so that

@@ -153,6 +153,7 @@ func TestMetadataSnapshot(t *testing.T) {
 				// not; c.com.sg has none.
 				LivenessByVerdict: map[string]int{"alive": 2, "dead": 1, "parked": 1},
 				SeedsByStatus:     map[string]int{"draft": 1, "active": 1, "archived": 1},
+				SeedsByHealth:     map[string]int{"unknown": 1}, // the active seed, never checked
 			},
 			Countries: map[string]map[string]map[string]seedengine.PartitionCounts{
 				"sg": {
@@ -199,7 +200,7 @@ func TestMetadataSnapshotEmpty(t *testing.T) {
 			"generated_at": "0001-01-01T00:00:00Z",
 			"engine": {"name": "", "version": ""},
 			"totals": {"partitions": 0, "chunks": 0, "records": 0, "domains": 0,
-				"domains_by_authority": {}, "liveness_by_verdict": {}, "seeds_by_status": {}},
+				"domains_by_authority": {}, "liveness_by_verdict": {}, "seeds_by_status": {}, "seeds_by_health": {}},
 			"countries": {},
 			"last_sync": null
 		}`, string(b))
@@ -225,6 +226,7 @@ func TestCountryMetadata(t *testing.T) {
 				DomainsByAuthority: map[string]int{"gov": 2, "edu": 1, "com": 1},
 				LivenessByVerdict:  map[string]int{"alive": 1, "dead": 1},
 				SeedsByStatus:      map[string]int{"draft": 1, "active": 1},
+				SeedsByHealth:      map[string]int{"unknown": 1},
 			},
 			Categories: map[string]map[string]seedengine.PartitionCounts{
 				"news": {

@@ -1459,6 +1459,7 @@ type MetadataTotals struct {
 	LivenessByVerdict  map[string]int64 `json:"liveness_by_verdict"`
 	Partitions         int64            `json:"partitions"`
 	Records            int64            `json:"records"`
+	SeedsByHealth      map[string]int64 `json:"seeds_by_health"`
 	SeedsByStatus      map[string]int64 `json:"seeds_by_status"`
 }
 
