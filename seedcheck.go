@@ -148,6 +148,9 @@ type SeedHealthChange struct {
 	At time.Time `json:"at"`
 	// CheckID is that check.
 	CheckID int64 `json:"check_id"`
+	// MovedTo is where the check's permanent redirects led (a change to
+	// moved).
+	MovedTo string `json:"moved_to,omitempty"`
 }
 
 // Alerting reports whether a change is worth an alert: every change but

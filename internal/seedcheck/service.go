@@ -15,6 +15,7 @@ import (
 // Store is what the service keeps checks in; sqlstore.SeedService is one.
 type Store interface {
 	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
+	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
 	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error)
@@ -147,21 +148,38 @@ func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedChec
 	return c, hs, nil
 }
 
-// Drift queues a new contract run for a seed whose health turned moved,
-// gone, failing or stale: a contract batch of its one domain, whose run
-// records what it finds as a proposed version for a person to apply (an
-// active seed is never changed by it). The batch's params name the seed
-// and the change. A seed no longer active or suspended gets none.
+// Drift proposes a new contract for a seed whose health turned moved,
+// gone, failing or stale. A moved seed whose redirect target the check
+// read as the seed's type gets its contract with the new entry URL as a
+// proposed version at once. The others get a contract batch of their one
+// domain, whose run records what it finds as a proposed version. Either
+// way a person applies it; an active seed is never changed by it. The
+// batch's params name the seed and the change. A seed no longer active or
+// suspended gets none.
 func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) error {
-	if s.Batches == nil {
-		return fmt.Errorf("seed drift: no batch service")
-	}
 	sd, err := s.store.FindSeedByID(ctx, c.SeedID)
 	if err != nil {
 		return fmt.Errorf("seed drift: %w", err)
 	}
 	if sd.Status != seedengine.SeedActive && sd.Status != seedengine.SeedSuspended {
 		return nil
+	}
+	if c.To == seedengine.HealthMoved && c.MovedTo != "" {
+		// The check read the redirect target as the seed's type: propose
+		// the seed's contract with the new entry.
+		p := *sd
+		p.Fetch.EntryURL = c.MovedTo
+		p.History, p.Health = nil, nil
+		out, err := s.store.RecordDraftSeed(ctx, &p, "seed_check:moved", "")
+		if err != nil {
+			return fmt.Errorf("seed drift: propose %s: %w", c.MovedTo, err)
+		}
+		s.cfg.Logger.Warn("proposed the moved seed's new entry", "event", "seed_drift_moved", "seed_id", c.SeedID,
+			"moved_to", c.MovedTo, "proposed_version", out.ProposedVersion)
+		return nil
+	}
+	if s.Batches == nil {
+		return fmt.Errorf("seed drift: no batch service")
 	}
 	b, chunks, err := DriftBatch(sd, c, s.cfg.Now())
 	if err != nil {

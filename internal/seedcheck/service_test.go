@@ -144,3 +144,49 @@ func TestCronPeriod(t *testing.T) {
 		require.Equal(t, want, seedcheck.CronPeriod(expr), expr)
 	}
 }
+
+// A seed whose feed moved for good, to a URL that reads as the same feed,
+// gets its contract with the new entry as a proposed version; the active
+// seed itself is left as it is.
+func TestDriftProposesMovedEntry(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		const host = "moving-news.com.sg"
+		w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
+		store := sqlstore.NewSeedService(db)
+		sd := &seedengine.Seed{
+			DomainID: "media:sg:" + host, ContentType: seedengine.ContentTypeNews, Category: "news",
+			Source: seedengine.SeedSource{Name: "Moving News"},
+			Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
+			Policy: seedengine.SeedPolicy{RobotsURL: "https://" + host + "/robots.txt", CrawlAllowed: true},
+		}
+		require.NoError(t, store.CreateSeed(ctx, sd, "alice"))
+		_, err := store.TransitionSeed(ctx, sd.SeedID, seedengine.SeedPromote, "alice", "")
+		require.NoError(t, err)
+		drift := &recordDrift{}
+		store.Drift = drift
+		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{})
+
+		_, hs, err := svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.HealthHealthy, hs[1].State)
+		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioRedirectExternal})
+		c, hs, err := svc.Check(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.HealthMoved, hs[1].State, "%+v", c)
+		require.Len(t, drift.changes, 1)
+		require.Equal(t, c.MovedTo, drift.changes[0].MovedTo)
+
+		require.NoError(t, svc.Drift(ctx, drift.changes[0]))
+		vs, err := store.FindSeedVersions(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.SeedVersionProposed, vs[0].State)
+		require.Equal(t, c.MovedTo, vs[0].Contract.Fetch.EntryURL)
+		got, err := store.FindSeedByID(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, seedengine.SeedActive, got.Status)
+		require.Equal(t, "https://"+host+"/feed/", got.Fetch.EntryURL, "the active seed is not changed")
+		require.Equal(t, vs[0].Version, got.ProposedVersion)
+	})
+}

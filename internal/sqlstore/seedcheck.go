@@ -51,7 +51,7 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
 		}
-		change := seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID}
+		change := seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo}
 		if change.Alerting() && s.Alerts != nil {
 			if err := s.Alerts.EnqueueSeedAlertTx(ctx, tx, change); err != nil {
 				return fmt.Errorf("queue the alert: %w", err)
