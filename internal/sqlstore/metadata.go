@@ -376,8 +376,8 @@ func (s *MetadataService) domainCounts(ctx context.Context, tx *sql.Tx, country 
 
 // countInto adds to m the (key, count) rows of query, leaving out counts
 // of zero (seed_counts keeps rows whose seeds all moved on).
-func countInto(ctx context.Context, tx *sql.Tx, m map[string]int, query string, args ...any) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
+func countInto(ctx context.Context, q queryer, m map[string]int, query string, args ...any) error {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err
 	}

@@ -89,12 +89,12 @@ func (s *SeedService) timePtrArg(t *time.Time) any {
 const seedHealthColumns = `state, since, reason, last_check_at, success_rate_7d, median_items_per_day, next_check_at`
 
 // scanSeedHealth reads a seed_health row: the health and its next check
-// time.
-func scanSeedHealth(row interface{ Scan(...any) error }) (seedengine.SeedHealth, time.Time, error) {
+// time, after the columns lead scans into (selected before them).
+func scanSeedHealth(row rowScanner, lead ...any) (seedengine.SeedHealth, time.Time, error) {
 	var h seedengine.SeedHealth
 	var state string
 	var since, last, next scanTime
-	if err := row.Scan(&state, &since, &h.Reason, &last, &h.SuccessRate7d, &h.MedianItemsPerDay, &next); err != nil {
+	if err := row.Scan(append(lead, &state, &since, &h.Reason, &last, &h.SuccessRate7d, &h.MedianItemsPerDay, &next)...); err != nil {
 		return seedengine.SeedHealth{}, time.Time{}, err
 	}
 	h.State, h.Since, h.LastCheckAt = seedengine.SeedHealthState(state), since.ptr(), last.ptr()
@@ -205,23 +205,15 @@ func (s *SeedService) DeleteSeedChecksBefore(ctx context.Context, t time.Time) (
 // CountSeedHealth counts the active and suspended seeds by health state;
 // never checked ones are HealthUnknown.
 func (s *SeedService) CountSeedHealth(ctx context.Context) (map[seedengine.SeedHealthState]int, error) {
-	rows, err := s.db.reader.QueryContext(ctx, `SELECT COALESCE(h.state, 'unknown'), COUNT(*) FROM seeds s
-		LEFT JOIN seed_health h ON h.seed_id = s.seed_id
-		WHERE s.status IN ('active', 'suspended') GROUP BY COALESCE(h.state, 'unknown')`)
-	if err != nil {
+	counts := map[string]int{}
+	if err := countInto(ctx, s.db.reader, counts, seedHealthCountSQL(false)); err != nil {
 		return nil, fmt.Errorf("count seed health: %w", err)
 	}
-	defer rows.Close()
-	out := map[seedengine.SeedHealthState]int{}
-	for rows.Next() {
-		var state string
-		var n int
-		if err := rows.Scan(&state, &n); err != nil {
-			return nil, fmt.Errorf("count seed health: %w", err)
-		}
+	out := make(map[seedengine.SeedHealthState]int, len(counts))
+	for state, n := range counts {
 		out[seedengine.SeedHealthState(state)] = n
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // fillHealth sets the Health of the seeds that have been checked, with
@@ -245,13 +237,10 @@ func (s *SeedService) fillHealth(ctx context.Context, seeds []*seedengine.Seed) 
 	defer rows.Close()
 	for rows.Next() {
 		var id string
-		var h seedengine.SeedHealth
-		var state string
-		var since, last, next scanTime
-		if err := rows.Scan(&id, &state, &since, &h.Reason, &last, &h.SuccessRate7d, &h.MedianItemsPerDay, &next); err != nil {
+		h, _, err := scanSeedHealth(rows, &id)
+		if err != nil {
 			return fmt.Errorf("seed health: %w", err)
 		}
-		h.State, h.Since, h.LastCheckAt = seedengine.SeedHealthState(state), since.ptr(), last.ptr()
 		if sd := byID[id]; sd != nil {
 			sd.Health = &h
 		}
