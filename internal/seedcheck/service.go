@@ -17,7 +17,6 @@ type Store interface {
 	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
 	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
-	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
@@ -122,9 +121,10 @@ func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedChec
 	if len(recent) > 0 {
 		prev = &recent[0]
 	}
-	before, _, err := s.store.FindSeedHealth(ctx, seedID)
-	if err != nil {
-		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	// FindSeedByID read the seed's health with it.
+	before := seedengine.SeedHealth{State: seedengine.HealthUnknown}
+	if sd.Health != nil {
+		before = *sd.Health
 	}
 	c := s.checker.Check(ctx, *sd, prev)
 	if ctx.Err() != nil {
