@@ -30,21 +30,17 @@ func (s *Server) handleSeedEvidence(ctx context.Context, in *seedInput) (*eviden
 	if s.deps.Seeds == nil || s.deps.Objects == nil {
 		return nil, unavailable("seed evidence")
 	}
-	id, err := parseSeedID(in.SeedID, "path", "seedId")
-	if err != nil {
-		return nil, err
-	}
-	sd, err := s.deps.Seeds.FindSeedByID(ctx, id)
+	sd, err := s.pathSeed(ctx, in.SeedID)
 	if err != nil {
 		return nil, err
 	}
 	key := sd.Evidence.Key
 	if key == "" || !strings.HasPrefix(key, evidencePrefix) {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "seed %s has no contract run evidence (it was made by hand)", id)
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "seed %s has no contract run evidence (it was made by hand)", sd.SeedID)
 	}
 	rc, size, err := s.deps.Objects.NewReader(ctx, key)
 	if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "the evidence of seed %s is no longer stored", id)
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "the evidence of seed %s is no longer stored", sd.SeedID)
 	}
 	if err != nil {
 		return nil, err

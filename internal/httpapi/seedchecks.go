@@ -30,13 +30,11 @@ func (s *Server) handleSeedChecks(ctx context.Context, in *seedChecksInput) (*se
 	if s.deps.Seeds == nil || s.deps.SeedChecks == nil {
 		return nil, unavailable("seed checks")
 	}
-	id, err := parseSeedID(in.SeedID, "path", "seedId")
+	sd, err := s.pathSeed(ctx, in.SeedID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Seeds.FindSeedByID(ctx, id); err != nil {
-		return nil, err
-	}
+	id := sd.SeedID
 	h, next, err := s.deps.SeedChecks.FindSeedHealth(ctx, id)
 	if err != nil {
 		return nil, err
@@ -72,14 +70,11 @@ func (s *Server) handleSeedCheckNow(ctx context.Context, in *seedInput) (*seedCh
 	if s.deps.Seeds == nil || s.deps.SeedCheckQueue == nil {
 		return nil, unavailable("seed checks")
 	}
-	id, err := parseSeedID(in.SeedID, "path", "seedId")
+	sd, err := s.pathSeed(ctx, in.SeedID)
 	if err != nil {
 		return nil, err
 	}
-	sd, err := s.deps.Seeds.FindSeedByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	id := sd.SeedID
 	if sd.Status != seedengine.SeedActive && sd.Status != seedengine.SeedSuspended {
 		return nil, seedengine.Errorf(seedengine.ECONFLICT, "seed %s is %s: only active and suspended seeds are checked", id, sd.Status)
 	}

@@ -259,15 +259,21 @@ func (s *Server) handleSeedGet(ctx context.Context, in *seedInput) (*seedOutput,
 	if s.deps.Seeds == nil {
 		return nil, unavailable("seeds")
 	}
-	id, err := parseSeedID(in.SeedID, "path", "seedId")
-	if err != nil {
-		return nil, err
-	}
-	sd, err := s.deps.Seeds.FindSeedByID(ctx, id)
+	sd, err := s.pathSeed(ctx, in.SeedID)
 	if err != nil {
 		return nil, err
 	}
 	return &seedOutput{Body: sd}, nil
+}
+
+// pathSeed reads the seed the path's seedId names: 422 naming path.seedId
+// for an id that is not {domain_id}::{content_type}, 404 for none.
+func (s *Server) pathSeed(ctx context.Context, raw string) (*seedengine.Seed, error) {
+	id, err := parseSeedID(raw, "path", "seedId")
+	if err != nil {
+		return nil, err
+	}
+	return s.deps.Seeds.FindSeedByID(ctx, id)
 }
 
 type seedVersionList struct {
