@@ -67,16 +67,7 @@ func BenchmarkCheck10kSeeds(b *testing.B) {
 	ctx := context.Background()
 	ids := make([]string, n)
 	for i, s := range sites {
-		sd := &seedengine.Seed{
-			DomainID: "media:sg:" + s.Host, ContentType: seedengine.ContentTypeNews, Category: "news",
-			Source: seedengine.SeedSource{Name: s.Host},
-			Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + s.Host + "/feed/", Schedule: "@hourly"},
-			Policy: seedengine.SeedPolicy{RobotsURL: "https://" + s.Host + "/robots.txt", CrawlAllowed: true},
-		}
-		require.NoError(b, store.CreateSeed(ctx, sd, "bench"))
-		_, err := store.TransitionSeed(ctx, sd.SeedID, seedengine.SeedPromote, "bench", "")
-		require.NoError(b, err)
-		ids[i] = sd.SeedID
+		ids[i] = createFeedSeed(b, store, s.Host, true).SeedID
 	}
 	var mu sync.Mutex
 	now := time.Now()

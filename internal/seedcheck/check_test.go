@@ -15,6 +15,7 @@ import (
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
 // countingFetcher counts the requests a check makes, by path.
@@ -39,11 +40,28 @@ func (f *countingFetcher) take() []string {
 	return out
 }
 
+// feedSeed is an RSS seed of host's WordPress feed, valid to store.
 func feedSeed(host string) seedengine.Seed {
 	return seedengine.Seed{
 		SeedID: "media:sg:" + host + "::news", DomainID: "media:sg:" + host,
-		Fetch: seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
+		ContentType: seedengine.ContentTypeNews, Category: "news",
+		Source: seedengine.SeedSource{Name: host},
+		Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
+		Policy: seedengine.SeedPolicy{RobotsURL: "https://" + host + "/robots.txt", CrawlAllowed: true},
 	}
+}
+
+// createFeedSeed stores feedSeed(host) as a draft, promoted to active
+// when active is set.
+func createFeedSeed(tb testing.TB, store *sqlstore.SeedService, host string, active bool) *seedengine.Seed {
+	tb.Helper()
+	sd := feedSeed(host)
+	require.NoError(tb, store.CreateSeed(context.Background(), &sd, "alice"))
+	if active {
+		_, err := store.TransitionSeed(context.Background(), sd.SeedID, seedengine.SeedPromote, "alice", "")
+		require.NoError(tb, err)
+	}
+	return &sd
 }
 
 // A seed's entry changes under the checker as real feeds do: unchanged

@@ -29,20 +29,8 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		const host = "daily-news.com.sg"
 		w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
 		store := sqlstore.NewSeedService(db)
-		sd := &seedengine.Seed{
-			DomainID: "media:sg:" + host, ContentType: seedengine.ContentTypeNews, Category: "news",
-			Source: seedengine.SeedSource{Name: "Daily News"},
-			Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
-			Policy: seedengine.SeedPolicy{RobotsURL: "https://" + host + "/robots.txt", CrawlAllowed: true},
-		}
-		require.NoError(t, store.CreateSeed(ctx, sd, "alice"))
-		draft := *sd
-		draft.DomainID, draft.SeedID, draft.Source = "media:sg:other.com.sg", "", seedengine.SeedSource{Name: "Other"}
-		draft.Fetch.EntryURL = "https://other.com.sg/feed/"
-		draft.Policy.RobotsURL = "https://other.com.sg/robots.txt"
-		require.NoError(t, store.CreateSeed(ctx, &draft, "alice"))
-		_, err := store.TransitionSeed(ctx, sd.SeedID, seedengine.SeedPromote, "alice", "")
-		require.NoError(t, err)
+		sd := createFeedSeed(t, store, host, true)
+		draft := createFeedSeed(t, store, "other.com.sg", false)
 
 		var mu sync.Mutex
 		now := time.Now().UTC().Truncate(time.Second)
@@ -155,15 +143,7 @@ func TestDriftProposesMovedEntry(t *testing.T) {
 		const host = "moving-news.com.sg"
 		w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
 		store := sqlstore.NewSeedService(db)
-		sd := &seedengine.Seed{
-			DomainID: "media:sg:" + host, ContentType: seedengine.ContentTypeNews, Category: "news",
-			Source: seedengine.SeedSource{Name: "Moving News"},
-			Fetch:  seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + host + "/feed/", Schedule: "@hourly"},
-			Policy: seedengine.SeedPolicy{RobotsURL: "https://" + host + "/robots.txt", CrawlAllowed: true},
-		}
-		require.NoError(t, store.CreateSeed(ctx, sd, "alice"))
-		_, err := store.TransitionSeed(ctx, sd.SeedID, seedengine.SeedPromote, "alice", "")
-		require.NoError(t, err)
+		sd := createFeedSeed(t, store, host, true)
 		drift := &recordDrift{}
 		store.Drift = drift
 		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{})
