@@ -29,7 +29,7 @@ type checkNow struct {
 }
 
 func (c *checkNow) EnqueueSeedCheck(ctx context.Context, id string) (int64, bool, error) {
-	if err := c.svc.CheckSeed(ctx, id); err != nil {
+	if err := c.svc.CheckSeed(ctx, id, nil); err != nil {
 		return 0, false, err
 	}
 	c.mu.Lock()

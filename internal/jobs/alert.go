@@ -136,5 +136,11 @@ func (w *seedAlertWorker) Work(ctx context.Context, job *river.Job[SeedAlertArgs
 		return fmt.Errorf("alert webhook answered %d", resp.StatusCode)
 	}
 	w.q.log.Info("alert delivered", "event", "seed_alert_delivered", "seed_id", c.SeedID, "from", c.From, "to", c.To, "attempt", job.Attempt)
+	// Complete the job now rather than through River's completer, which
+	// batches completions: a process killed in between would deliver the
+	// alert again after its jobs are rescued.
+	if err := completeJob(ctx, w.q, job); err != nil {
+		w.q.log.Warn("alert delivered, its job left to River's completer", "event", "seed_alert_complete_failed", "job_id", job.ID, "err", err)
+	}
 	return nil
 }

@@ -71,7 +71,7 @@ func TestSeedAlerts(t *testing.T) {
 			t.Helper()
 			c := seedengine.SeedCheck{SeedID: sd.SeedID, CheckedAt: now, Outcome: seedengine.CheckOK}
 			now = now.Add(time.Hour)
-			_, err := seeds.RecordSeedCheck(ctx, &c, seedengine.SeedHealth{State: state, Reason: reason}, now)
+			_, err := seeds.RecordSeedCheck(ctx, &c, seedengine.SeedHealth{State: state, Reason: reason}, now, nil)
 			require.NoError(t, err)
 		}
 		record(seedengine.HealthHealthy, "")      // first check: no alert

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"hash/fnv"
 	"time"
@@ -48,8 +49,9 @@ func (SeedCheckScheduleArgs) InsertOpts() river.InsertOpts {
 
 // SeedChecker checks seeds; internal/seedcheck's Service is one.
 type SeedChecker interface {
-	// CheckSeed checks one seed now and records the check.
-	CheckSeed(ctx context.Context, seedID string) error
+	// CheckSeed checks one seed now and records the check, calling
+	// complete in the transaction that records it.
+	CheckSeed(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) error
 	// DueSeeds lists up to limit seeds whose check is due.
 	DueSeeds(ctx context.Context, limit int) ([]string, error)
 	// PruneChecks deletes checks past their retention; the schedule
@@ -114,7 +116,13 @@ func (w *seedCheckWorker) Work(ctx context.Context, job *river.Job[SeedCheckArgs
 	if c == nil {
 		return fmt.Errorf("no seed checker in this process")
 	}
-	return c.CheckSeed(ctx, job.Args.SeedID)
+	// The job completes in the transaction that records the check: a
+	// check visible through the API is one whose job is done (a "check
+	// now" after it queues a new one), and a job cut short before the
+	// commit runs again without a check recorded twice.
+	return c.CheckSeed(ctx, job.Args.SeedID, func(ctx context.Context, tx *sql.Tx) error {
+		return completeJobTx(ctx, w.q.engine, tx, job)
+	})
 }
 
 type seedCheckScheduleWorker struct {

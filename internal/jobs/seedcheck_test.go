@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +22,7 @@ type fakeChecker struct {
 	pruned  int
 }
 
-func (f *fakeChecker) CheckSeed(ctx context.Context, id string) error {
+func (f *fakeChecker) CheckSeed(ctx context.Context, id string, _ func(context.Context, *sql.Tx) error) error {
 	f.mu.Lock()
 	block := f.block
 	f.mu.Unlock()

@@ -95,6 +95,19 @@ func completeJobTx[T river.JobArgs](ctx context.Context, engine string, tx *sql.
 	return nil
 }
 
+// completeJob completes job in a transaction of its own, at once.
+func completeJob[T river.JobArgs](ctx context.Context, q *Queue, job *river.Job[T]) error {
+	tx, err := q.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := completeJobTx(ctx, q.engine, tx, job); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
 // jobRun is one execution of one chunk job.
 type jobRun struct {
 	q       *Queue

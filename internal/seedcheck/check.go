@@ -115,6 +115,10 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine
 			ch.LastModified = prev.LastModified
 		}
 		ch.Outcome = seedengine.CheckOK
+		if ch.MovedTo != "" {
+			// The moved entry's target, unchanged since it was read.
+			ch.Outcome = seedengine.CheckMoved
+		}
 	case resp.Status == http.StatusNotFound || resp.Status == http.StatusGone:
 		ch.Outcome, ch.Reason = seedengine.CheckGone, "http_"+strconv.Itoa(resp.Status)
 	case resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden || resp.Status == http.StatusTooManyRequests:

@@ -131,6 +131,12 @@ func TestCheckOnTheSimulatedWeb(t *testing.T) {
 			require.NotEmpty(t, got.MovedTo)
 			require.NotContains(t, got.MovedTo, host+"/", "moved to another host")
 			require.Positive(t, got.Items, "the target was read as a feed")
+			// Checked again, the target answers the redirected request's
+			// validator with a 304: still moved.
+			again := c.Check(ctx, s, &got)
+			require.True(t, again.NotModified, "%+v", again)
+			require.Equal(t, seedengine.CheckMoved, again.Outcome, "%+v", again)
+			require.Equal(t, got.MovedTo, again.MovedTo)
 		}
 	}
 }

@@ -2,12 +2,15 @@ package seedcheck
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/seedengine/seedengine"
 )
@@ -17,7 +20,7 @@ type Store interface {
 	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
 	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
-	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error)
+	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, complete func(context.Context, *sql.Tx) error) (seedengine.SeedHealth, error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
 }
@@ -86,16 +89,22 @@ func NewService(store Store, checker *Checker, cfg Config) *Service {
 const historyLimit = 200
 
 // CheckSeed checks one seed now, derives its health and records both with
-// the time of its next check. A seed that is neither active nor suspended
-// is not checked (nil error: its job has nothing to do).
-func (s *Service) CheckSeed(ctx context.Context, seedID string) error {
-	_, _, err := s.Check(ctx, seedID)
+// the time of its next check; complete, when not nil, runs in the
+// transaction that records them (the job's completion). A seed that is
+// neither active nor suspended is not checked (nil error: its job has
+// nothing to do, and complete is not called).
+func (s *Service) CheckSeed(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) error {
+	_, _, err := s.check(ctx, seedID, complete)
 	return err
 }
 
 // Check is CheckSeed returning the check and the health before and after
 // it; a zero check when the seed was not checked.
 func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
+	return s.check(ctx, seedID, nil)
+}
+
+func (s *Service) check(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
 	var hs [2]seedengine.SeedHealth
 	sd, err := s.store.FindSeedByID(ctx, seedID)
 	if err != nil {
@@ -133,7 +142,7 @@ func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedChec
 	}
 	h := Derive(append([]seedengine.SeedCheck{c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
 	next := c.CheckedAt.Add(s.Interval(sd))
-	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next)
+	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next, complete)
 	if err != nil {
 		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
 	}
@@ -185,7 +194,10 @@ func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) erro
 	if err != nil {
 		return err
 	}
-	if err := s.Batches.CreateBatch(ctx, b, chunks); err != nil {
+	if err := s.Batches.CreateBatch(ctx, b, chunks); seedengine.ErrorCode(err) == seedengine.ECONFLICT {
+		// A run of this job cut short after creating the batch.
+		return nil
+	} else if err != nil {
 		return fmt.Errorf("seed drift: %w", err)
 	}
 	s.cfg.Logger.Warn("queued a contract run for a drifting seed", "event", "seed_drift_contract", "seed_id", c.SeedID,
@@ -193,8 +205,12 @@ func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) erro
 	return nil
 }
 
+// driftNamespace names the drift batches' ids (UUID version 5).
+var driftNamespace = uuid.MustParse("5d7c1f0e-2b8a-4c1e-9a57-6f3e2d1c0b9a")
+
 // DriftBatch is the one-domain contract batch that runs a drifting seed's
-// contract again.
+// contract again. Its id derives from the seed and the check that
+// changed its health, so a drift job run twice creates it once.
 func DriftBatch(sd *seedengine.Seed, c seedengine.SeedHealthChange, now time.Time) (*seedengine.Batch, []*seedengine.BatchChunk, error) {
 	params, err := json.Marshal(map[string]any{
 		"date":  now.UTC().Format(seedengine.DateLayout),
@@ -207,7 +223,8 @@ func DriftBatch(sd *seedengine.Seed, c seedengine.SeedHealthChange, now time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
-	b := &seedengine.Batch{Kind: seedengine.BatchContract, Country: sd.Country, Category: sd.Category, ChunkSize: 1, Params: params}
+	id := uuid.NewSHA1(driftNamespace, []byte(c.SeedID+"\x00"+strconv.FormatInt(c.CheckID, 10)))
+	b := &seedengine.Batch{ID: id.String(), Kind: seedengine.BatchContract, Country: sd.Country, Category: sd.Category, ChunkSize: 1, Params: params}
 	return b, []*seedengine.BatchChunk{{Input: input, Items: 1}}, nil
 }
 

@@ -100,6 +100,10 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		require.NoError(t, json.Unmarshal(bs[0].Params, &params))
 		require.Equal(t, seedengine.HealthGone, params.Drift.To)
 		require.Equal(t, sd.SeedID, params.Drift.SeedID)
+		require.NoError(t, svc.Drift(ctx, change), "a drift job run again")
+		bs, _, err = batches.FindBatches(ctx, seedengine.BatchFilter{Kind: seedengine.BatchContract, Limit: 10})
+		require.NoError(t, err)
+		require.Len(t, bs, 1, "creates no second batch")
 
 		c, _, err = svc.Check(ctx, draft.SeedID)
 		require.NoError(t, err)

@@ -23,8 +23,11 @@ const MaxSeedChecksPage = 500
 // and the time of the seed's next check, in one transaction, and returns
 // the health recorded before (State HealthUnknown when none). c.ID is set.
 // A change of state worth an alert is queued in the same transaction
-// through s.Alerts, when set. ENOTFOUND when the seed does not exist.
-func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time) (seedengine.SeedHealth, error) {
+// through s.Alerts, when set. complete, when not nil, runs last in the
+// transaction: the check job completes itself there, so a check is
+// recorded once and its job completed with it, or neither. ENOTFOUND when
+// the seed does not exist.
+func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, complete func(context.Context, *sql.Tx) error) (seedengine.SeedHealth, error) {
 	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" {
 		return seedengine.SeedHealth{}, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time and an outcome")
 	}
@@ -71,7 +74,10 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 				next_check_at = excluded.next_check_at, updated_at = excluded.updated_at`,
 			c.SeedID, string(h.State), s.timePtrArg(h.Since), h.Reason, s.timePtrArg(h.LastCheckAt),
 			h.SuccessRate7d, h.MedianItemsPerDay, s.db.timeArg(next), s.db.timeArg(nowUTC()))
-		return err
+		if err != nil || complete == nil {
+			return err
+		}
+		return complete(ctx, tx)
 	})
 	if err != nil {
 		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)

@@ -50,7 +50,7 @@ func TestSeedChecks(t *testing.T) {
 			}
 			since := now
 			health := seedengine.SeedHealth{State: state, Since: &since, Reason: string(outcome), LastCheckAt: &at, SuccessRate7d: 0.5, MedianItemsPerDay: 24}
-			prev, err := s.RecordSeedCheck(ctx, &c, health, at.Add(time.Hour))
+			prev, err := s.RecordSeedCheck(ctx, &c, health, at.Add(time.Hour), nil)
 			require.NoError(t, err)
 			require.Positive(t, c.ID)
 			ids = append(ids, c.ID)
@@ -93,7 +93,7 @@ func TestSeedChecks(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{b.SeedID, a.SeedID}, due, "never checked first")
 
-		_, err = s.RecordSeedCheck(ctx, &seedengine.SeedCheck{SeedID: "media:sg:nobody.com::news", CheckedAt: now, Outcome: seedengine.CheckOK}, seedengine.SeedHealth{State: seedengine.HealthHealthy}, now)
+		_, err = s.RecordSeedCheck(ctx, &seedengine.SeedCheck{SeedID: "media:sg:nobody.com::news", CheckedAt: now, Outcome: seedengine.CheckOK}, seedengine.SeedHealth{State: seedengine.HealthHealthy}, now, nil)
 		require.Equal(t, seedengine.ENOTFOUND, seedengine.ErrorCode(err))
 
 		n, err := s.DeleteSeedChecksBefore(ctx, now.Add(90*time.Minute))
