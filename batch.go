@@ -311,3 +311,22 @@ func mergeValue(a, b any) any {
 	}
 	return b
 }
+
+// SplitChunks cuts items into chunks of size (the last may be shorter),
+// each chunk's input the JSON of input(part) and its Items the part's
+// length: how a batch kind's Plan turns a request's list into chunks.
+func SplitChunks[T any](items []T, size int, input func(part []T) any) ([]*BatchChunk, error) {
+	if size < 1 {
+		return nil, FieldErrorf("chunkSize", "chunk size must be at least 1")
+	}
+	chunks := make([]*BatchChunk, 0, (len(items)+size-1)/size)
+	for start := 0; start < len(items); start += size {
+		part := items[start:min(start+size, len(items))]
+		raw, err := json.Marshal(input(part))
+		if err != nil {
+			return nil, err
+		}
+		chunks = append(chunks, &BatchChunk{Input: raw, Items: len(part)})
+	}
+	return chunks, nil
+}

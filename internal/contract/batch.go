@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
@@ -20,6 +23,226 @@ const ChunkConcurrency = 20
 // ChunkInput is the input of one contract chunk.
 type ChunkInput struct {
 	DomainIDs []string `json:"domain_ids"`
+}
+
+// DefaultChunkSize is the chunk size of a contract batch that
+// names none. A contract run may take up to 40 requests and 30 s per
+// domain, so chunks are small: a failed job redoes little.
+const DefaultChunkSize = 20
+
+// MaxPartitionDomains bounds a contract batch made from a research
+// partition: as many items as the largest research batch brings, about
+// 10,000 × 30 s of contract runs at most. A larger partition is taken one
+// authority at a time.
+const MaxPartitionDomains = 10000
+
+// partitionPage is how many domains one registry read brings, the
+// registry's largest page.
+const partitionPage = 1000
+
+// BatchParams are a contract batch's params (Batch.Params).
+type BatchParams struct {
+	Date       string `json:"date"`       // the day the batch was accepted, UTC
+	Duplicates int    `json:"duplicates"` // repeated domain_ids dropped
+	// OtherCountries counts the domain_ids of another country than the
+	// batch's, taken because research for the batch's country registered
+	// them.
+	OtherCountries int `json:"other_countries,omitempty"`
+	// Partition is set for a batch of a research partition's domains.
+	Partition *PartitionParams `json:"partition,omitempty"`
+}
+
+// PartitionParams name the research partition (of the batch's
+// country and category) a contract batch was made from.
+type PartitionParams struct {
+	Date      string `json:"date"`
+	Authority string `json:"authority,omitempty"`
+	Domains   int    `json:"domains"` // the batch's items
+}
+
+// BatchRequest is what a contract batch is made of: the domain_ids to
+// examine for a country and category, or a research partition of that
+// country and category (Date, and optionally Authority) whose registered
+// domains are taken; domains per chunk (0: DefaultChunkSize). Errors name
+// the API's fields: domainIds[i], date, authority.
+type BatchRequest struct {
+	Country   string
+	Category  string
+	DomainIDs []string
+	Date      string
+	Authority seedengine.Authority
+	ChunkSize int
+}
+
+// Plan turns a request into a contract batch and its chunks, for the
+// queue to create; domains is the registry that partitions and domain_ids
+// of other countries are looked up in. now is the day the batch is
+// accepted.
+func Plan(ctx context.Context, domains seedengine.DomainService, req BatchRequest, now time.Time) (*seedengine.Batch, []*seedengine.BatchChunk, error) {
+	country := seedengine.NormalizeCountry(req.Country)
+	if err := seedengine.ValidateCountry(country); err != nil {
+		return nil, nil, err
+	}
+	if err := seedengine.ValidateCategory(req.Category); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case req.DomainIDs == nil && req.Date == "":
+		return nil, nil, seedengine.FieldErrorf("domainIds", "domainIds or date (a research partition) is required")
+	case req.DomainIDs != nil && req.Date != "":
+		return nil, nil, seedengine.FieldErrorf("date", "give domainIds or date, not both")
+	case req.Authority != "" && req.Date == "":
+		return nil, nil, seedengine.FieldErrorf("authority", "authority selects domains of a research partition: give it with date")
+	}
+	params := BatchParams{Date: now.UTC().Format(seedengine.DateLayout)}
+	var (
+		ids []string
+		err error
+	)
+	if req.Date != "" {
+		p := seedengine.Partition{Country: country, Category: req.Category, Date: req.Date}
+		if err := p.Validate(); err != nil {
+			return nil, nil, err
+		}
+		if ids, err = partitionDomainIDs(ctx, domains, p, req.Authority); err != nil {
+			return nil, nil, err
+		}
+		params.Partition = &PartitionParams{Date: p.Date, Authority: string(req.Authority), Domains: len(ids)}
+	} else {
+		if ids, params.OtherCountries, err = contractDomainIDs(ctx, domains, country, req.DomainIDs); err != nil {
+			return nil, nil, err
+		}
+		params.Duplicates = len(req.DomainIDs) - len(ids)
+	}
+	size := req.ChunkSize
+	if size == 0 {
+		size = DefaultChunkSize
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := seedengine.SplitChunks(ids, size, func(part []string) any { return ChunkInput{DomainIDs: part} })
+	if err != nil {
+		return nil, nil, err
+	}
+	return &seedengine.Batch{Kind: seedengine.BatchContract, Country: country, Category: req.Category, ChunkSize: size, Params: raw}, chunks, nil
+}
+
+// contractDomainIDs checks the domainIds of a contract batch for country
+// and returns them lower-cased, without repeats, in request order, with
+// how many are of another country. An id of another country is taken when
+// the domain registry has it in a partition of country: research gives a
+// domain the country its rule or ccTLD says (reuters.com is media:gb
+// wherever it is found), and a batch for the country research was done
+// for should take what that research found. Otherwise the error names the
+// first such id, as domainIds[i].
+func contractDomainIDs(ctx context.Context, domains seedengine.DomainService, country string, raw []string) ([]string, int, error) {
+	ids := make([]string, 0, len(raw))
+	seen := make(map[string]bool, len(raw))
+	var foreign []string
+	at := map[string]int{} // index of each foreign id in the request
+	for i, r := range raw {
+		id := strings.ToLower(r)
+		field := domainIDsField(i)
+		_, c, _, err := seedengine.ParseDomainID(id)
+		if err != nil {
+			return nil, 0, &seedengine.Error{Code: seedengine.EINVALID, Field: field, Message: field + ": " + seedengine.ErrorMessage(err)}
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		ids = append(ids, id)
+		if c != country {
+			foreign = append(foreign, id)
+			at[id] = i
+		}
+	}
+	if len(foreign) == 0 {
+		return ids, 0, nil
+	}
+	known := map[string]bool{}
+	if domains != nil {
+		found, _, err := domains.FindDomains(ctx, seedengine.DomainFilter{IDs: foreign, PartitionCountry: country, Limit: len(foreign)})
+		if err != nil {
+			return nil, 0, fmt.Errorf("look up %d domain_ids of other countries: %w", len(foreign), err)
+		}
+		for _, d := range found {
+			known[d.ID] = true
+		}
+	}
+	for _, id := range foreign {
+		if !known[id] {
+			field := domainIDsField(at[id])
+			_, c, _, _ := seedengine.ParseDomainID(id)
+			return nil, 0, seedengine.FieldErrorf(field, "%s: domain_id %q is of country %q, not the batch's %q, and no research for %q registered it",
+				field, seedengine.Truncate(id, 120), c, country, country)
+		}
+	}
+	return ids, len(foreign), nil
+}
+
+func domainIDsField(i int) string { return "domainIds[" + strconv.Itoa(i) + "]" }
+
+// partitionDomainIDs returns the domain_ids research registered in p (of
+// authority a, when set), in domain_id order: at most
+// MaxPartitionDomains, else EINVALID naming date. A partition
+// without any domain has no research: EINVALID naming date too, since the
+// body refers to something that does not exist.
+//
+// Pages are read by offset. Research only ever adds domains to a
+// partition, so a domain added between two pages can only repeat one
+// already read (dropped here), never hide one.
+func partitionDomainIDs(ctx context.Context, domains seedengine.DomainService, p seedengine.Partition, a seedengine.Authority) ([]string, error) {
+	if domains == nil {
+		return nil, seedengine.Errorf(seedengine.EUNAVAILABLE, "domains are not available on this server")
+	}
+	name := "country=" + p.Country + "/category=" + p.Category + "/date=" + p.Date
+	of := ""
+	if a != "" {
+		of = " of authority " + string(a)
+	}
+	f := seedengine.DomainFilter{Partition: &p, Authority: a, Limit: partitionPage}
+	var ids []string
+	seen := map[string]bool{}
+	for {
+		page, total, err := domains.FindDomains(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("domains of %s: %w", name, err)
+		}
+		if total > MaxPartitionDomains {
+			hint := "give authority to contract one authority at a time"
+			if a != "" {
+				hint = "name the domains in domainIds, up to 1,000 a batch"
+			}
+			return nil, seedengine.FieldErrorf("date", "research partition %s has %d domains%s, more than the %d a contract batch takes: %s",
+				name, total, of, MaxPartitionDomains, hint)
+		}
+		for _, d := range page {
+			if !seen[d.ID] {
+				seen[d.ID] = true
+				ids = append(ids, d.ID)
+			}
+		}
+		if len(page) < partitionPage {
+			break
+		}
+		f.Offset += len(page)
+	}
+	if len(ids) > 0 {
+		return ids, nil
+	}
+	if a != "" {
+		_, total, err := domains.FindDomains(ctx, seedengine.DomainFilter{Partition: &p, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("domains of %s: %w", name, err)
+		}
+		if total > 0 {
+			return nil, seedengine.FieldErrorf("authority", "research partition %s has %d domains, none of authority %s", name, total, a)
+		}
+	}
+	return nil, seedengine.FieldErrorf("date", "research partition %s has no domains: no research was recorded for it", name)
 }
 
 // SkippedItem is a seed or domain of a chunk for which no seed was

@@ -9,6 +9,8 @@
 // Every error, from huma or from a service, is an RFC 9457 problem with a
 // stable code from the root package.
 //
-// The package depends only on the root package's interfaces; cmd/seedengine
-// wires the adapters in.
+// The package depends on the root package's interfaces, which
+// cmd/seedengine fills with the adapters, and on each batch kind's Plan
+// (research, liveness, contract, orchestrate): a queue handler decodes
+// the request, calls its kind's Plan, creates the batch and answers 202.
 package httpapi

@@ -2,11 +2,12 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"time"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/research"
 )
 
 type batchListInput struct {
@@ -96,14 +97,8 @@ func unavailable(what string) error {
 	return seedengine.Errorf(seedengine.EUNAVAILABLE, "%s are not available on this server", what)
 }
 
-// Research batches. The batch's params and each chunk's input are read by
-// the research chunk processor (internal/research), which documents the
-// same shapes.
-
-// defaultResearchChunkSize is the chunk size of a research batch that
-// names none: small enough that a failed job redoes little, large enough
-// that a 10,000-URL batch is only 100 jobs.
-const defaultResearchChunkSize = 100
+// Research batches: research.Plan makes the batch and its chunks, and
+// the research chunk processor reads them.
 
 type researchQueueRequest struct {
 	Country         string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
@@ -126,36 +121,18 @@ func (s *Server) handleResearchEnqueue(ctx context.Context, in *researchQueueInp
 	if err != nil {
 		return nil, err
 	}
-	size := req.ChunkSize
-	if size == 0 {
-		size = defaultResearchChunkSize
-	}
-	params, err := json.Marshal(seedengine.ResearchBatchParams{Date: p.Date, ResearchMethods: req.ResearchMethods, Queries: req.Queries})
+	b, chunks, err := research.Plan(research.BatchRequest{
+		Partition: p, URLs: req.URLs, ChunkSize: req.ChunkSize,
+		ResearchMethods: req.ResearchMethods, Queries: req.Queries,
+	})
 	if err != nil {
 		return nil, err
 	}
-	chunks, err := chunkBatch(req.URLs, size, func(part []string) any { return part })
-	if err != nil {
-		return nil, err
-	}
-	return s.acceptBatch(ctx, &seedengine.Batch{
-		Kind:      seedengine.BatchResearch,
-		Country:   p.Country,
-		Category:  p.Category,
-		ChunkSize: size,
-		Params:    params,
-	}, chunks)
+	return s.acceptBatch(ctx, b, chunks)
 }
 
-// Liveness batches. The batch's params and each chunk's input are read by
-// the liveness chunk processor (internal/liveness), which documents the
-// same shapes.
-
-// defaultLivenessChunkSize is the chunk size of a liveness batch that
-// names none. A probe takes up to seconds (and a retry round for dead
-// domains), so chunks are smaller than research's: a failed job redoes
-// little and a chunk's domains are probed ChunkConcurrency at a time.
-const defaultLivenessChunkSize = 50
+// Liveness batches: liveness.Plan makes the batch and its chunks, and the
+// liveness chunk processor reads them.
 
 type livenessQueueRequest struct {
 	Country   string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case: the country of the batch's results, and of domain names and URLs classified to domain_ids." example:"sg"`
@@ -174,28 +151,11 @@ func (s *Server) handleLivenessEnqueue(ctx context.Context, in *livenessQueueInp
 	if err := seedengine.ValidateCountry(country); err != nil {
 		return nil, err
 	}
-	size := req.ChunkSize
-	if size == 0 {
-		size = defaultLivenessChunkSize
-	}
-	params, err := json.Marshal(seedengine.LivenessBatchParams{Date: time.Now().UTC().Format(seedengine.DateLayout)})
+	b, chunks, err := liveness.Plan(country, req.Domains, req.ChunkSize, time.Now())
 	if err != nil {
 		return nil, err
 	}
-	chunks, err := chunkBatch(req.Domains, size, func(part []string) any {
-		return struct {
-			Domains []string `json:"domains"`
-		}{part}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return s.acceptBatch(ctx, &seedengine.Batch{
-		Kind:      seedengine.BatchLiveness,
-		Country:   country,
-		ChunkSize: size,
-		Params:    params,
-	}, chunks)
+	return s.acceptBatch(ctx, b, chunks)
 }
 
 type batchAcceptedOutput struct {

@@ -2,13 +2,13 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/orchestrate"
 )
 
 // Seed orchestration: a partition's raw files fan out to file jobs, which
@@ -39,10 +39,9 @@ type orchestrateOutput struct {
 	Body     orchestrateResult
 }
 
-// handleOrchestrate lists the partition's raw files (the dataset service
-// pages through the object store and keeps only raw_NNNN.json, in chunk
-// order), drops the checkpointed ones unless forced, and queues one file
-// job per remaining file with the batch in one transaction.
+// handleOrchestrate plans the batch (orchestrate.Plan: one file job per
+// raw file not checkpointed, each one when forced) and queues it, the
+// batch and its jobs in one transaction.
 func (s *Server) handleOrchestrate(ctx context.Context, in *orchestrateInput) (*orchestrateOutput, error) {
 	if s.deps.Batches == nil || s.deps.Datasets == nil {
 		return nil, unavailable("batches")
@@ -54,40 +53,21 @@ func (s *Server) handleOrchestrate(ctx context.Context, in *orchestrateInput) (*
 	}
 	log := s.logger.With(slog.Group("partition", "country", p.Country, "category", p.Category, "date", p.Date))
 	log.InfoContext(ctx, "orchestrator start", "event", "orchestrator_start", "force", req.Force)
-	files, err := s.deps.Datasets.ListChunks(ctx, p)
+	plan, err := orchestrate.Plan(ctx, s.deps.Datasets, p, req.Force)
 	if err != nil {
 		return nil, err
 	}
-	out := orchestrateResult{Status: "nothing_to_do", FilesFound: len(files)}
-	var chunks []*seedengine.BatchChunk
-	for _, f := range files {
-		if f.Completed && !req.Force {
-			out.Skipped++
-			continue
-		}
-		input, err := json.Marshal(struct {
-			Key   string `json:"key"`
-			Chunk int    `json:"chunk"`
-		}{f.Key, f.Chunk})
-		if err != nil {
-			return nil, err
-		}
-		chunks = append(chunks, &seedengine.BatchChunk{Step: seedengine.StepFile, Key: f.Key, Input: input, Items: 1})
-	}
-	log.InfoContext(ctx, "files found", "event", "files_found", "files", len(files), "skipped", out.Skipped, "force", req.Force)
-	if len(chunks) == 0 {
+	out := orchestrateResult{Status: "nothing_to_do", FilesFound: plan.FilesFound, Skipped: plan.Skipped}
+	log.InfoContext(ctx, "files found", "event", "files_found", "files", plan.FilesFound, "skipped", plan.Skipped, "force", req.Force)
+	if plan.Batch == nil {
 		return &orchestrateOutput{Status: http.StatusOK, Body: out}, nil
 	}
-	params, err := json.Marshal(seedengine.OrchestrationBatchParams{Date: p.Date, Force: req.Force})
-	if err != nil {
+	b := plan.Batch
+	if err := s.deps.Batches.CreateBatch(ctx, b, plan.Chunks); err != nil {
 		return nil, err
 	}
-	b := &seedengine.Batch{Kind: seedengine.BatchOrchestration, Country: p.Country, Category: p.Category, ChunkSize: 1, Params: params}
-	if err := s.deps.Batches.CreateBatch(ctx, b, chunks); err != nil {
-		return nil, err
-	}
-	out.Status, out.BatchID, out.MessagesSent = "queued", b.ID, len(chunks)
-	log.InfoContext(ctx, "queue messages sent", "event", "queue_messages_sent", "batch_id", b.ID, "messages", len(chunks))
+	out.Status, out.BatchID, out.MessagesSent = "queued", b.ID, len(plan.Chunks)
+	log.InfoContext(ctx, "queue messages sent", "event", "queue_messages_sent", "batch_id", b.ID, "messages", len(plan.Chunks))
 	return &orchestrateOutput{Status: http.StatusAccepted, Location: "/api/v1/queues/batch/" + url.PathEscape(b.ID), Body: out}, nil
 }
 

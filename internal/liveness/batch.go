@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
@@ -25,6 +26,31 @@ const ChunkConcurrency = 16
 const (
 	ReasonInvalidDomainID = "invalid_domain_id" // looked like a domain_id and was not a valid one
 )
+
+// DefaultChunkSize is the chunk size of a liveness batch that names none.
+// A probe takes up to seconds (and a retry round for dead domains), so
+// chunks are smaller than research's: a failed job redoes little and a
+// chunk's domains are probed ChunkConcurrency at a time.
+const DefaultChunkSize = 50
+
+// Plan turns a list of domains (bare names, URLs or domain_ids) for a
+// country into a liveness batch and its chunks of chunkSize (0:
+// DefaultChunkSize), for the queue to create. now fixes the date of the
+// batch's JSONL results, however late its chunks run.
+func Plan(country string, domains []string, chunkSize int, now time.Time) (*seedengine.Batch, []*seedengine.BatchChunk, error) {
+	if chunkSize == 0 {
+		chunkSize = DefaultChunkSize
+	}
+	params, err := json.Marshal(seedengine.LivenessBatchParams{Date: now.UTC().Format(seedengine.DateLayout)})
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := seedengine.SplitChunks(domains, chunkSize, func(part []string) any { return ChunkInput{Domains: part} })
+	if err != nil {
+		return nil, nil, err
+	}
+	return &seedengine.Batch{Kind: seedengine.BatchLiveness, Country: country, ChunkSize: chunkSize, Params: params}, chunks, nil
+}
 
 // ChunkInput is the input of one liveness chunk: the batch's items from
 // index chunk×chunk_size, each a bare domain name, a URL or a domain_id.

@@ -15,6 +15,56 @@ import (
 	"github.com/seedengine/seedengine/internal/discover"
 )
 
+// ChunkLister lists a partition's raw files; seedengine.DatasetService is
+// one.
+type ChunkLister interface {
+	ListChunks(ctx context.Context, p seedengine.Partition) ([]seedengine.ChunkInfo, error)
+}
+
+// BatchPlan is an orchestration batch to create (nil when every file is
+// checkpointed already) with its file chunks, and what was found.
+type BatchPlan struct {
+	Batch      *seedengine.Batch
+	Chunks     []*seedengine.BatchChunk
+	FilesFound int // raw_NNNN.json files of the partition
+	Skipped    int // checkpointed files left out (0 with force)
+}
+
+// Plan lists the partition's raw files in chunk order and makes one file
+// chunk of each that is not checkpointed (each one with force): the batch
+// for the queue to create. Domain chunks are spawned by the file chunks as
+// they run.
+func Plan(ctx context.Context, files ChunkLister, p seedengine.Partition, force bool) (BatchPlan, error) {
+	if err := p.Validate(); err != nil {
+		return BatchPlan{}, err
+	}
+	found, err := files.ListChunks(ctx, p)
+	if err != nil {
+		return BatchPlan{}, err
+	}
+	plan := BatchPlan{FilesFound: len(found)}
+	for _, f := range found {
+		if f.Completed && !force {
+			plan.Skipped++
+			continue
+		}
+		input, err := json.Marshal(FileInput{Key: f.Key, Chunk: f.Chunk})
+		if err != nil {
+			return BatchPlan{}, err
+		}
+		plan.Chunks = append(plan.Chunks, &seedengine.BatchChunk{Step: seedengine.StepFile, Key: f.Key, Input: input, Items: 1})
+	}
+	if len(plan.Chunks) == 0 {
+		return plan, nil
+	}
+	params, err := json.Marshal(seedengine.OrchestrationBatchParams{Date: p.Date, Force: force})
+	if err != nil {
+		return BatchPlan{}, err
+	}
+	plan.Batch = &seedengine.Batch{Kind: seedengine.BatchOrchestration, Country: p.Country, Category: p.Category, ChunkSize: 1, Params: params}
+	return plan, nil
+}
+
 // FileInput is the input of a file chunk of an orchestration batch.
 type FileInput struct {
 	Key   string `json:"key"`   // raw/country=…/category=…/date=…/raw_NNNN.json

@@ -20,6 +20,51 @@ type ChunkResult struct {
 	Domains    int                     `json:"domains"`
 }
 
+// DefaultChunkSize is the chunk size of a research batch that names none:
+// small enough that a failed job redoes little, large enough that a
+// 10,000-URL batch is only 100 jobs.
+const DefaultChunkSize = 100
+
+// BatchRequest is what a research batch is made of: the URLs found for a
+// partition, how many go in each chunk (0: DefaultChunkSize), and how they
+// were found.
+type BatchRequest struct {
+	Partition       seedengine.Partition
+	URLs            []string
+	ChunkSize       int
+	ResearchMethods []string
+	Queries         []string
+}
+
+// chunkInput is the input of one research chunk: the URLs from index
+// chunk×chunk_size of the batch's list.
+type chunkInput = []string
+
+// Plan turns a request into a research batch and its chunks, for the
+// queue to create. The partition's date is fixed here, in the batch's
+// params, so every chunk lands in the same partition however late it runs.
+func Plan(req BatchRequest) (*seedengine.Batch, []*seedengine.BatchChunk, error) {
+	size := req.ChunkSize
+	if size == 0 {
+		size = DefaultChunkSize
+	}
+	params, err := json.Marshal(seedengine.ResearchBatchParams{Date: req.Partition.Date, ResearchMethods: req.ResearchMethods, Queries: req.Queries})
+	if err != nil {
+		return nil, nil, err
+	}
+	chunks, err := seedengine.SplitChunks(req.URLs, size, func(part []string) any { return chunkInput(part) })
+	if err != nil {
+		return nil, nil, err
+	}
+	return &seedengine.Batch{
+		Kind:      seedengine.BatchResearch,
+		Country:   req.Partition.Country,
+		Category:  req.Partition.Category,
+		ChunkSize: size,
+		Params:    params,
+	}, chunks, nil
+}
+
 // Origin names the chunk a research batch job writes, so a retried job
 // finds the chunk its first attempt wrote instead of writing a second.
 func Origin(batchID string, chunk int) string {
@@ -42,7 +87,7 @@ func ChunkProcessor(svc seedengine.ResearchService) func(context.Context, *seede
 				return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "research batch %s: params are not valid: %v", b.ID, err)
 			}
 		}
-		var urls []string
+		var urls chunkInput
 		if err := json.Unmarshal(c.Input, &urls); err != nil {
 			return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "research batch %s chunk %d: input is not a JSON array of URLs: %v", b.ID, c.Index, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
 )
 
 // Store is what the service keeps checks in; sqlstore.SeedService is one.
@@ -219,7 +220,7 @@ func DriftBatch(sd *seedengine.Seed, c seedengine.SeedHealthChange, now time.Tim
 	if err != nil {
 		return nil, nil, err
 	}
-	input, err := json.Marshal(map[string][]string{"domain_ids": {sd.DomainID}})
+	input, err := json.Marshal(contract.ChunkInput{DomainIDs: []string{sd.DomainID}})
 	if err != nil {
 		return nil, nil, err
 	}
