@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
 // QueueDomains is the River queue of orchestration domain jobs; every
@@ -203,7 +204,7 @@ const bookkeepingTimeout = 30 * time.Second
 type Queue struct {
 	db      *sql.DB
 	engine  string
-	batches seedengine.BatchService
+	batches *sqlstore.BatchService
 	cfg     Config
 	log     *slog.Logger
 	client  *river.Client[*sql.Tx]
@@ -235,7 +236,7 @@ type Queue struct {
 // operations at once and SQLite would answer "database is locked". The
 // queue works no job until Register and Start are called, but enqueues
 // right away.
-func New(db *sql.DB, engine string, batches seedengine.BatchService, cfg Config) (*Queue, error) {
+func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config) (*Queue, error) {
 	if db == nil || batches == nil {
 		return nil, seedengine.Errorf(seedengine.EINVALID, "queue needs a database and a batch service")
 	}

@@ -169,32 +169,12 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 	return nil
 }
 
-// chunkStarter is a seedengine.BatchService that can start a chunk and
-// return it with its batch in one transaction (sqlstore's can), which saves
-// the worker two reads per job.
-type chunkStarter interface {
-	StartFindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error)
-}
-
-// startChunk marks the chunk running and returns it and its batch.
+// startChunk marks the chunk running and returns it and its batch, in one
+// transaction.
 func (q *Queue) startChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
-	if cs, ok := q.batches.(chunkStarter); ok {
-		b, c, err := cs.StartFindBatchChunk(ctx, batchID, index)
-		if err != nil {
-			return nil, nil, fmt.Errorf("start chunk: %w", err)
-		}
-		return b, c, nil
-	}
-	if err := q.batches.StartBatchChunk(ctx, batchID, index); err != nil {
+	b, c, err := q.batches.StartFindBatchChunk(ctx, batchID, index)
+	if err != nil {
 		return nil, nil, fmt.Errorf("start chunk: %w", err)
-	}
-	b, err := q.batches.FindBatchByID(ctx, batchID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("find batch: %w", err)
-	}
-	c, err := q.batches.FindBatchChunk(ctx, batchID, index)
-	if err != nil {
-		return nil, nil, fmt.Errorf("find chunk: %w", err)
 	}
 	return b, c, nil
 }
