@@ -2,7 +2,6 @@ package seedengine
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"time"
 )
@@ -174,31 +173,13 @@ type BatchFilter struct {
 	Offset int
 }
 
-// Enqueuer inserts the jobs of a batch into the durable queue inside the
-// caller's SQL transaction, so the batch rows and their jobs commit or roll
-// back together.
-type Enqueuer interface {
-	EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *Batch, chunks []*BatchChunk) error
-}
-
-// BatchFinisher is an optional interface of an Enqueuer: when the batch
-// service's Enqueuer implements it, the service calls
-// EnqueueBatchFinishedTx inside the transaction that moves the batch to its
-// final status, so whatever follows a batch (merging its output, for
-// example) is queued exactly when the batch finishes, or not at all if that
-// transaction rolls back. That is once per batch, unless a chunk is reopened
-// (a dead letter retried) and the batch finishes again: what follows a
-// batch must be safe to repeat. b holds the batch as written.
-type BatchFinisher interface {
-	EnqueueBatchFinishedTx(ctx context.Context, tx *sql.Tx, b *Batch) error
-}
-
-// BatchService stores batches and the progress of their chunks.
+// BatchService creates and reads batches. Running them is the queue's
+// (internal/jobs), which records each chunk's progress with the store.
 type BatchService interface {
 	// CreateBatch assigns b an id if it has none, sets its status to queued
 	// and its counters from chunks, and writes the batch, its chunks and
-	// their jobs (through the store's Enqueuer) in one transaction.
-	// EINVALID for a batch without chunks or of an unknown kind.
+	// their jobs in one transaction. EINVALID for a batch without chunks or
+	// of an unknown kind; ECONFLICT when its id is taken.
 	CreateBatch(ctx context.Context, b *Batch, chunks []*BatchChunk) error
 
 	// FindBatchByID returns a batch. ENOTFOUND when there is none.
@@ -210,30 +191,6 @@ type BatchService interface {
 
 	// FindBatchChunk returns one chunk. ENOTFOUND when there is none.
 	FindBatchChunk(ctx context.Context, batchID string, index int) (*BatchChunk, error)
-
-	// StartBatchChunk marks a chunk running, counts an attempt and moves its
-	// batch from queued to running. ENOTFOUND when there is no such chunk.
-	StartBatchChunk(ctx context.Context, batchID string, index int) error
-
-	// CompleteBatchChunk records a chunk's outcome, updates the batch's
-	// counters, progress, result and, when it was the last open chunk, its
-	// final status — and calls inTx (for example to complete the queue job)
-	// in the same transaction, so the outcome is recorded exactly once. A
-	// chunk that is already done or failed is left as it is and inTx is
-	// still called.
-	CompleteBatchChunk(ctx context.Context, batchID string, index int, out ChunkOutcome, inTx func(*sql.Tx) error) error
-
-	// ReopenBatchChunk puts a failed chunk back to queued — undoing its
-	// failure in the batch's counters and moving a finished batch back to
-	// running — and calls inTx (for example to retry the queue job) in the
-	// same transaction. ENOTFOUND when there is no such chunk; ECONFLICT
-	// when the chunk has not failed or the batch was cancelled.
-	ReopenBatchChunk(ctx context.Context, batchID string, index int, inTx func(*sql.Tx) error) error
-
-	// FailBatchChunk records a failed attempt. When final, the chunk is
-	// failed, its items count as failed and the batch's status is updated as
-	// for CompleteBatchChunk.
-	FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error
 }
 
 // DeadLetter is a queue job that used all its attempts (or was failed at

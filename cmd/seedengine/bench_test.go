@@ -52,7 +52,7 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 		require.NoError(b, a.queue.Stop(ctx))
 	})
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.batchs, QueueStats: a.queue, Datasets: a.datasets, Research: a.research, Domains: a.domains,
+		Batches: a.queue.Batches(), QueueStats: a.queue, Datasets: a.datasets, Research: a.research, Domains: a.domains,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -172,7 +172,7 @@ func BenchmarkContractBatch1k(b *testing.B) {
 	a, c := simApp(b, sites)
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.batchs, QueueStats: a.queue, Seeds: a.seeds,
+		Batches: a.queue.Batches(), QueueStats: a.queue, Seeds: a.seeds,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -224,7 +224,7 @@ func BenchmarkSeedsListAPI100k(b *testing.B) {
 	_, token, err := a.keys.CreateAPIKey(b.Context(), "bench", seedengine.ScopeRead)
 	require.NoError(b, err)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		APIKeys: a.keys, Batches: a.batchs, Seeds: a.seeds,
+		APIKeys: a.keys, Batches: a.queue.Batches(), Seeds: a.seeds,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -331,7 +331,7 @@ func BenchmarkOrchestration100x200(b *testing.B) {
 	}
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.batchs, QueueStats: a.queue, Datasets: a.datasets,
+		Batches: a.queue.Batches(), QueueStats: a.queue, Datasets: a.datasets,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)

@@ -178,11 +178,11 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		a.seedChecks = seedcheck.NewService(a.seeds, seedcheck.NewChecker(fc, nil), seedcheck.Config{
 			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval,
 			Retention: c.SeedCheckRetention, Logger: log,
+			// A seed turning moved, gone, failing or stale gets a contract
+			// run of its domain, whose finding becomes a proposed version.
+			Batches: a.queue,
 		})
 		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
-		// A seed turning moved, gone, failing or stale gets a contract run
-		// of its domain, whose finding becomes a proposed version.
-		a.seedChecks.Batches = a.batchs
 		a.seeds.Drift = a.queue
 		a.queue.RegisterSeedDrift(a.seedChecks.Drift)
 	}
@@ -191,7 +191,6 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		a.seeds.Alerts = a.queue
 		a.queue.SetAlertWebhook(jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL})
 	}
-	a.batchs.Enqueuer = a.queue
 
 	metaStore := sqlstore.NewMetadataService(db)
 	metaStore.Enqueuer = a.queue
@@ -339,7 +338,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			TrustedProxies: c.trustedProxies,
 		}, httpapi.Deps{
 			APIKeys:    a.keys,
-			Batches:    a.batchs,
+			Batches:    a.queue.Batches(),
 			QueueStats: a.queue,
 			Datasets:   research.RegisteringDatasets(a.datasets, a.research),
 			Research:   a.research,

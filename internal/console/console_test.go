@@ -1,8 +1,6 @@
 package console_test
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -26,12 +24,6 @@ import (
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
-
-type nopEnqueuer struct{}
-
-func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
-	return nil
-}
 
 // clock is a settable clock for session expiry.
 type clock struct {
@@ -65,8 +57,7 @@ func setup(t *testing.T, tls bool) *env {
 	t.Cleanup(func() { _ = blobs.Close() })
 	e := &env{db: db, keys: sqlstore.NewAPIKeyService(db), seeds: sqlstore.NewSeedService(db), blobs: blobs,
 		clock: &clock{t: time.Now().UTC()}}
-	batches := sqlstore.NewBatchService(db)
-	batches.Enqueuer = nopEnqueuer{}
+	batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1}, httpapi.Deps{
 		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: dataset.Objects(blobs),

@@ -3,7 +3,6 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -185,18 +184,6 @@ func (f *fakeBatches) FindBatches(_ context.Context, flt seedengine.BatchFilter)
 
 func (f *fakeBatches) FindBatchChunk(context.Context, string, int) (*seedengine.BatchChunk, error) {
 	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no chunk")
-}
-
-func (f *fakeBatches) StartBatchChunk(context.Context, string, int) error { return nil }
-
-func (f *fakeBatches) CompleteBatchChunk(context.Context, string, int, seedengine.ChunkOutcome, func(*sql.Tx) error) error {
-	return nil
-}
-
-func (f *fakeBatches) FailBatchChunk(context.Context, string, int, string, bool) error { return nil }
-
-func (f *fakeBatches) ReopenBatchChunk(context.Context, string, int, func(*sql.Tx) error) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "no chunks in the fake")
 }
 
 // fakeQueueStats returns fixed counts.

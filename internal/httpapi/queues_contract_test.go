@@ -142,10 +142,9 @@ func newContractEnv(t *testing.T, db *sqlstore.DB) (*seedEnv, *sqlstore.DomainSe
 	t.Helper()
 	domains := sqlstore.NewDomainService(db)
 	s := &seedEnv{seeds: sqlstore.NewSeedService(db), batches: sqlstore.NewBatchService(db)}
-	s.batches.Enqueuer = nopEnqueuer{}
 	s.env = setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
 		d.Seeds = s.seeds
-		d.Batches = s.batches
+		d.Batches = sqlstoretest.RowsOnlyBatches(s.batches)
 		d.Domains = domains
 	})
 	s.admin = s.keys.mustCreate(t, "ops-alice", seedengine.ScopeAdmin)

@@ -120,7 +120,6 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		s.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
 		s.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, s.batchSvc))
 	}
-	s.batchSvc.Enqueuer = s.queue
 	if m := cfg.metadata; m != nil {
 		store := sqlstore.NewMetadataService(db)
 		store.Enqueuer = s.queue
@@ -147,7 +146,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		})
 	}
 	s.env = setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
-		d.Batches = s.batchSvc
+		d.Batches = s.queue.Batches()
 		d.QueueStats = s.queue
 		d.Datasets = s.datasets
 		d.Research = s.research

@@ -49,9 +49,8 @@ func TestSeedChecksAPI(t *testing.T) {
 		store := sqlstore.NewSeedService(db)
 		q := &checkNow{svc: seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{})}
 		s := &seedEnv{seeds: store, batches: sqlstore.NewBatchService(db)}
-		s.batches.Enqueuer = nopEnqueuer{}
 		s.env = setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
-			d.Seeds, d.Batches, d.SeedChecks, d.SeedCheckQueue = store, s.batches, store, q
+			d.Seeds, d.Batches, d.SeedChecks, d.SeedCheckQueue = store, sqlstoretest.RowsOnlyBatches(s.batches), store, q
 		})
 		s.admin = s.keys.mustCreate(t, "ops-alice", seedengine.ScopeAdmin)
 		s.writer = s.keys.mustCreate(t, "bot-bob", seedengine.ScopeWrite)

@@ -1,8 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -30,10 +28,10 @@ type seedEnv struct {
 func newSeedEnv(t *testing.T, db *sqlstore.DB) *seedEnv {
 	t.Helper()
 	s := &seedEnv{seeds: sqlstore.NewSeedService(db), batches: sqlstore.NewBatchService(db)}
-	s.batches.Enqueuer = nopEnqueuer{}
 	s.env = setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
 		d.Seeds = s.seeds
-		d.Batches = s.batches
+		// These tests only look at what the API stored: no job runs.
+		d.Batches = sqlstoretest.RowsOnlyBatches(s.batches)
 	})
 	s.admin = s.keys.mustCreate(t, "ops-alice", seedengine.ScopeAdmin)
 	s.writer = s.keys.mustCreate(t, "bot-bob", seedengine.ScopeWrite)
@@ -497,14 +495,6 @@ func TestSeedSchemasMatchRootTypes(t *testing.T) {
 	}
 	status := doc.Components.Schemas["Seed"].Properties["status"]
 	require.Equal(t, []any{"draft", "active", "suspended", "archived"}, status["enum"])
-}
-
-// nopEnqueuer accepts every batch without queueing jobs: these tests only
-// look at what the API stored.
-type nopEnqueuer struct{}
-
-func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
-	return nil
 }
 
 // A seed made by hand has no contract run behind it: its evidence is 404.

@@ -69,7 +69,6 @@ func benchChunks(b *testing.B, db *sqlstore.DB) {
 	q.Register(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
 		return seedengine.ChunkOutcome{Succeeded: c.Items}, nil
 	})
-	bs.Enqueuer = q
 	require.NoError(b, q.Start(b.Context()))
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -84,7 +83,7 @@ func benchChunks(b *testing.B, db *sqlstore.DB) {
 			chunks[i] = &seedengine.BatchChunk{Input: input, Items: 1}
 		}
 		batch := &seedengine.Batch{Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 1}
-		require.NoError(b, bs.CreateBatch(b.Context(), batch, chunks))
+		require.NoError(b, q.CreateBatch(b.Context(), batch, chunks))
 	})
 }
 

@@ -89,7 +89,13 @@ func (q *Queue) RetryDeadLetter(ctx context.Context, id int64) (*seedengine.Dead
 		return nil
 	}
 	if dl.BatchID != "" && dl.Chunk != nil && j.Kind != (BatchFinishedArgs{}).Kind() {
-		if err := q.batches.ReopenBatchChunk(ctx, dl.BatchID, *dl.Chunk, retry); err != nil {
+		err := q.batches.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			if err := q.batches.ReopenChunkTx(ctx, tx, dl.BatchID, *dl.Chunk); err != nil {
+				return err
+			}
+			return retry(tx)
+		})
+		if err != nil {
 			return nil, err
 		}
 	} else {

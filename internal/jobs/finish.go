@@ -45,11 +45,10 @@ func (q *Queue) finisher(kind seedengine.BatchKind) BatchFinisherFunc {
 	return q.finishers[kind]
 }
 
-// EnqueueBatchFinishedTx inserts the batch_finished job of b in tx, the
+// enqueueFinishedTx inserts the batch_finished job of b in tx, the
 // transaction that gives b its final status, when a finisher is registered
-// for b's kind; otherwise it does nothing. The batch service calls it
-// (seedengine.BatchFinisher) once per batch.
-func (q *Queue) EnqueueBatchFinishedTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch) error {
+// for b's kind; otherwise it does nothing.
+func (q *Queue) enqueueFinishedTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch) error {
 	if b == nil || b.ID == "" {
 		return seedengine.Errorf(seedengine.EINVALID, "finished batch to enqueue has no id")
 	}
@@ -126,5 +125,3 @@ func runFinisher(ctx context.Context, fn BatchFinisherFunc, b *seedengine.Batch)
 	}()
 	return fn(ctx, b)
 }
-
-var _ seedengine.BatchFinisher = (*Queue)(nil)

@@ -198,8 +198,8 @@ const hardStopTimeout = 10 * time.Second
 const bookkeepingTimeout = 30 * time.Second
 
 // Queue runs the chunk jobs of batches, and the finisher of each finished
-// batch whose kind has one, on River. It implements seedengine.Enqueuer,
-// seedengine.BatchFinisher, seedengine.QueueStatsService and
+// batch whose kind has one, on River. It creates batches (Batches, rows and
+// jobs in one transaction) and implements seedengine.QueueStatsService and
 // seedengine.Checker.
 type Queue struct {
 	db      *sql.DB
@@ -473,36 +473,7 @@ func (q *Queue) CountJobs(ctx context.Context) ([]seedengine.JobCount, error) {
 	return counts, nil
 }
 
-// EnqueueBatchTx inserts one job per chunk of b in tx, the caller's
-// transaction, so the batch and its jobs commit or roll back together. It
-// refuses with ENOTIMPLEMENTED a kind that no processor is registered for,
-// so no batch is accepted that nothing can run, and with EINVALID a batch
-// without an id or chunks.
-func (q *Queue) EnqueueBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
-	if b == nil || b.ID == "" {
-		return seedengine.Errorf(seedengine.EINVALID, "batch to enqueue has no id")
-	}
-	if len(chunks) == 0 {
-		return seedengine.Errorf(seedengine.EINVALID, "batch %s has no chunks to enqueue", b.ID)
-	}
-	if !b.Kind.Valid() {
-		return seedengine.FieldErrorf("kind", "batch kind %q is unknown", b.Kind)
-	}
-	if q.processor(b.Kind) == nil {
-		return seedengine.Errorf(seedengine.ENOTIMPLEMENTED, "%s batches cannot be processed yet", b.Kind)
-	}
-	params := make([]river.InsertManyParams, len(chunks))
-	for i, c := range chunks {
-		params[i] = river.InsertManyParams{Args: chunkArgsFor(b.Kind, c.Step, b.ID, c.Index)}
-	}
-	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
-		return fmt.Errorf("enqueue %d jobs of batch %s: %w", len(params), b.ID, err)
-	}
-	return nil
-}
-
 var (
-	_ seedengine.Enqueuer          = (*Queue)(nil)
 	_ seedengine.QueueStatsService = (*Queue)(nil)
 	_ seedengine.Checker           = (*Queue)(nil)
 )

@@ -52,7 +52,6 @@ func setup(t *testing.T, db *sqlstore.DB, cfg jobs.Config, procs map[seedengine.
 	for kind, p := range procs {
 		q.Register(kind, p)
 	}
-	bs.Enqueuer = q
 	return &bundle{db: db, bs: bs, q: q}
 }
 
@@ -181,7 +180,7 @@ func TestQueueCompletesBatch(t *testing.T) {
 		start(t, tb)
 
 		b, chunks := newBatch(n)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 
 		require.Equal(t, seedengine.BatchCompleted, got.Status)
@@ -254,7 +253,7 @@ func TestQueueRetries(t *testing.T) {
 			})
 			start(t, tb)
 			b, chunks := newBatch(2)
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 			got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 
 			require.Equal(t, seedengine.BatchCompleted, got.Status)
@@ -284,7 +283,7 @@ func TestQueueRetries(t *testing.T) {
 			})
 			start(t, tb)
 			b, chunks := newBatch(2)
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 			got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 
 			require.Equal(t, seedengine.BatchCompletedWithErrors, got.Status)
@@ -311,7 +310,7 @@ func TestQueueRetries(t *testing.T) {
 			})
 			start(t, tb)
 			b, chunks := newBatch(1)
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 			got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 
 			require.Equal(t, seedengine.BatchFailed, got.Status)
@@ -332,7 +331,7 @@ func TestQueueRetries(t *testing.T) {
 			})
 			start(t, tb)
 			b, chunks := newBatch(1)
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 			got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 			require.Equal(t, seedengine.BatchFailed, got.Status)
 			c, err := tb.bs.FindBatchChunk(t.Context(), b.ID, 0)
@@ -350,7 +349,7 @@ func TestEnqueueBatchTxUnregisteredKind(t *testing.T) {
 
 		b, chunks := newBatch(3)
 		b.Kind = seedengine.BatchLiveness
-		err := tb.bs.CreateBatch(t.Context(), b, chunks)
+		err := tb.q.CreateBatch(t.Context(), b, chunks)
 		require.Error(t, err)
 		require.Equal(t, seedengine.ENOTIMPLEMENTED, seedengine.ErrorCode(err), "%v", err)
 
@@ -383,7 +382,7 @@ func TestQueueGracefulStop(t *testing.T) {
 			})
 			require.NoError(t, tb.q.Start(t.Context()))
 			b, chunks := newBatch(1)
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 			<-started
 
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -412,7 +411,7 @@ func TestQueueGracefulStop(t *testing.T) {
 			})
 			require.NoError(t, first.q.Start(t.Context()))
 			b, chunks := newBatch(1)
-			require.NoError(t, first.bs.CreateBatch(t.Context(), b, chunks))
+			require.NoError(t, first.q.CreateBatch(t.Context(), b, chunks))
 			<-started
 
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
@@ -448,7 +447,7 @@ func TestQueueCheckAndCountJobs(t *testing.T) {
 
 		// Jobs enqueued before start wait for it.
 		b, chunks := newBatch(3)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		require.Equal(t, map[string]int{"available": 3}, jobStates(t, tb.q, "research_chunk"))
 
 		require.NoError(t, tb.q.Start(t.Context()))
@@ -564,11 +563,11 @@ func TestQueueRunsFinisherOnce(t *testing.T) {
 		// A kind without a finisher queues no batch_finished job.
 		other, otherChunks := newBatch(2)
 		other.Kind = seedengine.BatchContract
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), other, otherChunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), other, otherChunks))
 		waitBatch(t, tb.bs, other.ID, 30*time.Second)
 
 		b, chunks := newBatch(n)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		require.Equal(t, map[string]int{}, jobStates(t, tb.q, "batch_finished"), "no finisher job before the batch finishes")
 		waitBatch(t, tb.bs, b.ID, 30*time.Second)
 

@@ -73,7 +73,7 @@ func TestRescueJobsOfDeadProcess(t *testing.T) {
 		var runs counter
 		tb := setup(t, db, rescueConfig(), map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: succeed(&runs)})
 		b, chunks := newBatch(n)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		takeJobs(t, db, b.ID, []int{0, 1, 2, 3, 4}, "dead-process")
 		takeJobs(t, db, b.ID, []int{5}, "live-process")
 		heartbeat(t, db, "dead-process", time.Now().Add(-time.Hour))
@@ -112,7 +112,7 @@ func TestRescueOwnOrphans(t *testing.T) {
 		var runs counter
 		tb := setup(t, db, rescueConfig(), map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: succeed(&runs)})
 		b, chunks := newBatch(n)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		takeJobs(t, db, b.ID, []int{0, 1, 2}, tb.q.ClientID())
 		start(t, tb)
 
@@ -186,7 +186,7 @@ func TestOutageLongerThanCompleterRetries(t *testing.T) {
 	tb := setup(t, db, cfg, map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: proc})
 	start(t, tb)
 	b, chunks := newBatch(n)
-	require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+	require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 	holding.Wait() // every chunk is in a worker
 
 	proxy.Cut()
@@ -221,7 +221,7 @@ func TestInsertOnlyQueue(t *testing.T) {
 		require.NoError(t, api.q.Check(t.Context()))
 
 		b, chunks := newBatch(n)
-		require.NoError(t, api.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, api.q.CreateBatch(t.Context(), b, chunks))
 		require.Never(t, func() bool { return jobStates(t, api.q, "research_chunk")["available"] != n }, 300*time.Millisecond, 20*time.Millisecond,
 			"the jobs wait for a worker")
 

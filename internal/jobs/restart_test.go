@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,7 +65,6 @@ func TestHelperProcess(t *testing.T) {
 		<-ctx.Done()
 		return seedengine.ChunkOutcome{}, ctx.Err()
 	})
-	bs.Enqueuer = q
 	if err := q.Start(ctx); err != nil {
 		fail(err)
 	}
@@ -118,7 +118,7 @@ func TestQueueRestartAfterKill(t *testing.T) {
 
 			items, _ := json.Marshal([]string{"https://a.test/", "https://b.test/", "https://c.test/", "https://d.test/", "https://e.test/"})
 			b := &seedengine.Batch{Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 5}
-			require.NoError(t, tb.bs.CreateBatch(t.Context(), b, []*seedengine.BatchChunk{{Input: items, Items: 5}}))
+			require.NoError(t, tb.q.CreateBatch(t.Context(), b, []*seedengine.BatchChunk{{Input: items, Items: 5}}))
 
 			marker := filepath.Join(t.TempDir(), "started")
 			var out syncBuffer
@@ -195,7 +195,7 @@ func TestQueueRestartRunsEnqueuedJobOnce(t *testing.T) {
 
 		first := setup(t, db, testConfig(), procs)
 		b, chunks := newBatch(3)
-		require.NoError(t, first.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, first.q.CreateBatch(t.Context(), b, chunks))
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		defer cancel()
 		require.NoError(t, first.q.Stop(ctx), "stopping a queue never started")
@@ -228,9 +228,14 @@ func TestQueueSkipsRecordedChunk(t *testing.T) {
 		var runs counter
 		tb := setup(t, db, testConfig(), map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: succeed(&runs)})
 		b, chunks := newBatch(2)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		require.NoError(t, tb.bs.StartBatchChunk(t.Context(), b.ID, 1))
-		require.NoError(t, tb.bs.CompleteBatchChunk(t.Context(), b.ID, 1, seedengine.ChunkOutcome{Succeeded: 2}, nil))
+		// An earlier run recorded the outcome, and its job's completion was
+		// lost.
+		require.NoError(t, tb.bs.InChunkTx(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
+			_, err := tb.bs.CompleteChunkTx(ctx, tx, b.ID, 1, seedengine.ChunkOutcome{Succeeded: 2})
+			return err
+		}))
 
 		start(t, tb)
 		got := waitBatch(t, tb.bs, b.ID, 30*time.Second)

@@ -96,7 +96,7 @@ func (q *Queue) FailOrphanedChunks(ctx context.Context, grace time.Duration) (in
 		if live[r] {
 			continue
 		}
-		if err := q.batches.FailBatchChunk(ctx, r.BatchID, r.Index, orphanReason, true); err != nil {
+		if err := q.failChunk(ctx, r.BatchID, r.Index, orphanReason, true); err != nil {
 			return n, err
 		}
 		n++

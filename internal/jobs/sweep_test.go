@@ -23,7 +23,7 @@ func TestFailOrphanedChunks(t *testing.T) {
 		var runs counter
 		bd := setup(t, db, testConfig(), map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: succeed(&runs)})
 		b, chunks := newBatch(3)
-		require.NoError(t, bd.bs.CreateBatch(ctx, b, chunks))
+		require.NoError(t, bd.q.CreateBatch(ctx, b, chunks))
 		require.NoError(t, bd.bs.StartBatchChunk(ctx, b.ID, 1))
 
 		// Every job can still run: nothing is an orphan.

@@ -113,7 +113,7 @@ func TestUIHandler(t *testing.T) {
 		// Chunk 1 fails at once (EINVALID): its job is cancelled, a dead
 		// letter, and the batch finishes failed with errors.
 		b, chunks := newBatch(2)
-		require.NoError(t, tb.bs.CreateBatch(t.Context(), b, chunks))
+		require.NoError(t, tb.q.CreateBatch(t.Context(), b, chunks))
 		got := waitBatch(t, tb.bs, b.ID, 30*time.Second)
 		require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 1, Failed: 1}, got.Chunks)
 		require.Eventually(t, func() bool {

@@ -235,7 +235,7 @@ func TestQueueUpgradeFromRiverV031(t *testing.T) {
 
 		// New jobs get new ids after the old ones.
 		b, chunks := newBatch(1)
-		require.NoError(t, tb.bs.CreateBatch(ctx, b, chunks))
+		require.NoError(t, tb.q.CreateBatch(ctx, b, chunks))
 		var maxID int64
 		require.NoError(t, db.Reader().QueryRowContext(ctx, `SELECT max(id) FROM river_job`).Scan(&maxID))
 		require.Greater(t, maxID, int64(6))

@@ -153,9 +153,7 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 	// Work that finished is recorded even if the job's context ends now.
 	cctx, cancel := bookkeepingContext(ctx)
 	defer cancel()
-	err = q.batches.CompleteBatchChunk(cctx, batchID, index, out, func(tx *sql.Tx) error {
-		return complete(cctx, tx)
-	})
+	err = q.completeChunk(cctx, batchID, index, out, complete)
 	if err != nil {
 		return r.fail(ctx, fmt.Errorf("complete chunk: %w", err), true)
 	}
@@ -222,7 +220,7 @@ func (r *jobRun) fail(ctx context.Context, err error, record bool) error {
 	if record {
 		bctx, cancel := bookkeepingContext(ctx)
 		defer cancel()
-		if ferr := r.q.batches.FailBatchChunk(bctx, r.batchID, r.index, reason(err), final); ferr != nil {
+		if ferr := r.q.failChunk(bctx, r.batchID, r.index, reason(err), final); ferr != nil {
 			attrs = append(attrs, slog.String("record_error", ferr.Error()))
 		}
 	}

@@ -158,7 +158,6 @@ func TestOrchestrationHelperProcess(t *testing.T) {
 	store := &stallingStore{Store: blobs, stallKey: os.Getenv(killedWorkerStallEnv), marker: os.Getenv(killedWorkerMarkerEnv)}
 	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{}, log)
 	q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(store, discover.DefaultClassifier(), collector, log))
-	bs.Enqueuer = q
 	if err := q.Start(ctx); err != nil {
 		fail(err)
 	}
@@ -287,10 +286,9 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 	_, client := simwebtest.Client(t, killedSites, 2*time.Second)
 	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{Deadline: 2 * time.Second}, nil)
 	q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
-	bs.Enqueuer = q
 
 	b := &seedengine.Batch{Kind: seedengine.BatchOrchestration, Country: p.Country, Category: p.Category, ChunkSize: 1, Params: params}
-	require.NoError(t, bs.CreateBatch(t.Context(), b, chunks))
+	require.NoError(t, q.CreateBatch(t.Context(), b, chunks))
 
 	marker := filepath.Join(t.TempDir(), "stalled")
 	var out lockedBuffer

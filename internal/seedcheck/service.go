@@ -38,6 +38,8 @@ type Config struct {
 	Retention time.Duration
 	// Thresholds tune the health states.
 	Thresholds Thresholds
+	// Batches, when set, takes the contract batches Drift asks for.
+	Batches BatchCreator
 	Logger     *slog.Logger
 	Now        func() time.Time
 }
@@ -70,12 +72,9 @@ type Service struct {
 	store   Store
 	checker *Checker
 	cfg     Config
-
-	// Batches, when set, takes the contract batches Drift asks for.
-	Batches BatchCreator
 }
 
-// BatchCreator creates batches; sqlstore.BatchService is one.
+// BatchCreator creates batches with their jobs; jobs.Queue is one.
 type BatchCreator interface {
 	CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error
 }
@@ -188,14 +187,14 @@ func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) erro
 			"moved_to", c.MovedTo, "proposed_version", out.ProposedVersion)
 		return nil
 	}
-	if s.Batches == nil {
+	if s.cfg.Batches == nil {
 		return fmt.Errorf("seed drift: no batch service")
 	}
 	b, chunks, err := DriftBatch(sd, c, s.cfg.Now())
 	if err != nil {
 		return err
 	}
-	if err := s.Batches.CreateBatch(ctx, b, chunks); seedengine.ErrorCode(err) == seedengine.ECONFLICT {
+	if err := s.cfg.Batches.CreateBatch(ctx, b, chunks); seedengine.ErrorCode(err) == seedengine.ECONFLICT {
 		// A run of this job cut short after creating the batch.
 		return nil
 	} else if err != nil {

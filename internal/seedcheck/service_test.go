@@ -36,12 +36,10 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		now := time.Now().UTC().Truncate(time.Second)
 		clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 		advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, clock), seedcheck.Config{Now: clock})
+		batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
+		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, clock), seedcheck.Config{Now: clock, Batches: batches})
 		drift := &recordDrift{}
 		store.Drift = drift
-		batches := sqlstore.NewBatchService(db)
-		batches.Enqueuer = nopEnqueuer{}
-		svc.Batches = batches
 
 		due, err := svc.DueSeeds(ctx, 10)
 		require.NoError(t, err)
@@ -116,13 +114,6 @@ type recordDrift struct{ changes []seedengine.SeedHealthChange }
 
 func (r *recordDrift) EnqueueSeedDriftTx(_ context.Context, _ *sql.Tx, c seedengine.SeedHealthChange) error {
 	r.changes = append(r.changes, c)
-	return nil
-}
-
-// nopEnqueuer accepts batches without queueing their jobs.
-type nopEnqueuer struct{}
-
-func (nopEnqueuer) EnqueueBatchTx(context.Context, *sql.Tx, *seedengine.Batch, []*seedengine.BatchChunk) error {
 	return nil
 }
 

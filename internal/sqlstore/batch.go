@@ -44,16 +44,14 @@ const chunkColumns = `batch_id, chunk_index, step, item_key, status, input, item
 // locks the batch row (on PostgreSQL; SQLite's single writer serialises
 // them anyway), so chunks finishing at the same time on many workers add up
 // exactly and exactly one of them sets the final status.
+//
+// It keeps rows only. The writes the queue makes (a new batch, a chunk's
+// outcome, a failure, a reopened chunk) are functions of a transaction the
+// caller runs with InTx or InChunkTx, so internal/jobs puts the rows, the
+// River jobs they call for and the job's completion in one transaction;
+// each reports what it changed (ChunkWrite) for the caller to queue what
+// follows.
 type BatchService struct {
-	// Enqueuer inserts the jobs of a new batch inside CreateBatch's
-	// transaction, and those of spawned chunks inside CompleteBatchChunk's.
-	// It is set after construction because the queue is built on top of
-	// the store; CreateBatch, and CompleteBatchChunk with chunks to spawn,
-	// fail while it is nil. When it also
-	// implements seedengine.BatchFinisher, it is called once per batch in
-	// the transaction that gives the batch its final status.
-	Enqueuer seedengine.Enqueuer
-
 	db *DB
 	// group batches the writes of chunk jobs on SQLite (see
 	// groupcommit.go); nil on PostgreSQL, whose transactions run side by
@@ -61,10 +59,7 @@ type BatchService struct {
 	group *groupCommitter
 }
 
-var _ seedengine.BatchService = (*BatchService)(nil)
-
-// NewBatchService returns a BatchService on db. Set its Enqueuer before
-// creating batches.
+// NewBatchService returns a BatchService on db.
 func NewBatchService(db *DB) *BatchService {
 	s := &BatchService{db: db}
 	if db.engine == EngineSQLite {
@@ -73,10 +68,20 @@ func NewBatchService(db *DB) *BatchService {
 	return s
 }
 
-// inChunkTx runs fn in a write transaction for one of the chunk updates that
+// InTx runs fn in a write transaction on the writer: a batch's creation.
+func (s *BatchService) InTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
+}
+
+// InChunkTx runs fn in a write transaction for one of the chunk updates that
 // every job makes (start, complete, fail). On SQLite the transaction may be
-// shared with other such updates (groupCommitter.inTx says how); fn must use
-// the context it is given.
+// shared with other such updates (groupCommitter.inTx says how), so fn must
+// use the context it is given and tx alone, and return its errors: a
+// failure rolls back fn's writes only.
+func (s *BatchService) InChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.inChunkTx(ctx, fn)
+}
+
 func (s *BatchService) inChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	if s.group != nil {
 		return s.group.inTx(ctx, fn)
@@ -84,20 +89,16 @@ func (s *BatchService) inChunkTx(ctx context.Context, fn func(ctx context.Contex
 	return s.db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
 }
 
-// CreateBatch assigns b an id (UUIDv7) if it has none, sets its status to
-// queued and its counters from chunks, and writes the batch, its chunks and
-// their jobs in one transaction on the writer. The chunks get b's id, dense
-// indexes from 0 and status queued; b.Params and b.Result are stored as
-// given. Nothing is written when the Enqueuer fails. EINVALID for a batch
-// without chunks, of an unknown kind, with JSON that does not parse or with
-// two chunks of the same step and non-empty key; ECONFLICT when the id is
-// taken.
-func (s *BatchService) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+// InsertBatchTx assigns b an id (UUIDv7) if it has none, sets its status
+// to queued and its counters from chunks, and writes the batch and its
+// chunks in tx. The chunks get b's id, dense indexes from 0 and status
+// queued; b.Params and b.Result are stored as given. EINVALID for a batch
+// without chunks, of an unknown kind, with JSON that does not parse or
+// with two chunks of the same step and non-empty key; ECONFLICT when the
+// id is taken.
+func (s *BatchService) InsertBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
 	if err := validateNewBatch(b, chunks); err != nil {
 		return err
-	}
-	if s.Enqueuer == nil {
-		return errors.New("create batch: sqlstore.BatchService.Enqueuer is not set")
 	}
 	if b.ID == "" {
 		id, err := uuid.NewV7()
@@ -126,24 +127,17 @@ func (s *BatchService) CreateBatch(ctx context.Context, b *seedengine.Batch, chu
 			UpdatedAt: now,
 		}
 	}
-
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO batches (`+batchColumns+`, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-			b.ID, string(b.Kind), string(b.Status), b.Country, b.Category, b.ChunkSize,
-			b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed, b.Items.Total, b.Items.Succeeded, b.Items.Failed,
-			jsonArg(b.Params), jsonArg(b.Result), s.db.timeArg(now), nil, nil, s.db.timeArg(now)); err != nil {
-			return err
+	if _, err := tx.ExecContext(ctx, `INSERT INTO batches (`+batchColumns+`, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+		b.ID, string(b.Kind), string(b.Status), b.Country, b.Category, b.ChunkSize,
+		b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed, b.Items.Total, b.Items.Succeeded, b.Items.Failed,
+		jsonArg(b.Params), jsonArg(b.Result), s.db.timeArg(now), nil, nil, s.db.timeArg(now)); err != nil {
+		if isUniqueViolation(err) {
+			return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", seedengine.Truncate(b.ID, 100))
 		}
-		if err := s.insertChunks(ctx, tx, chunks, now); err != nil {
-			return err
-		}
-		return s.Enqueuer.EnqueueBatchTx(ctx, tx, b, chunks)
-	})
-	if isUniqueViolation(err) {
-		return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", seedengine.Truncate(b.ID, 100))
+		return fmt.Errorf("create batch %q: %w", b.ID, err)
 	}
-	if err != nil {
+	if err := s.insertChunks(ctx, tx, chunks, now); err != nil {
 		return fmt.Errorf("create batch %q: %w", b.ID, err)
 	}
 	return nil
@@ -415,91 +409,90 @@ func requireChunk(ctx context.Context, tx *sql.Tx, res sql.Result, batchID strin
 	return err
 }
 
-// CompleteBatchChunk records a chunk's outcome and updates its batch's
+// ChunkWrite is what a chunk write changed, for the caller to queue what
+// follows in the same transaction: the jobs of the chunks it added, and
+// what follows the batch once it has its final status (which happens once
+// per batch, under its row lock, unless a chunk is reopened and the batch
+// finishes again).
+type ChunkWrite struct {
+	// Batch is the batch as written; nil when the chunk was already done
+	// or failed and nothing was written.
+	Batch *seedengine.Batch
+	// Spawned are the chunks added to the batch, with their indexes.
+	Spawned []*seedengine.BatchChunk
+	// Finished is set when the write gave the batch its final status.
+	Finished bool
+}
+
+// CompleteChunkTx records a chunk's outcome in tx and updates its batch's
 // counters, result and, when no chunk is left queued or running, its final
-// status; then it calls inTx in the same transaction, so the outcome and
-// whatever inTx does (completing the queue job) commit together or not at
-// all. A chunk already done or failed is left as it is and inTx is still
-// called. On SQLite the transaction may also carry other chunks' updates
-// (see groupcommit.go), so inTx must use tx alone and return its errors: a
-// failure rolls back this chunk's update only.
+// status. A chunk already done or failed is left as it is (a zero
+// ChunkWrite).
 //
-// The chunks of out.Spawn are added to the batch in that transaction,
-// before the chunk's own outcome is counted, so the batch cannot finish
-// while they are open: each gets the next index (indexes stay dense), its
-// BatchID, Index, Status and UpdatedAt set, and a job through the
-// Enqueuer, all in one EnqueueBatchTx call, which sees the batch with its
-// raised totals. A spawned chunk whose step and key the batch already
-// holds, or that repeats an earlier one of out.Spawn, is skipped and left
-// untouched. The number added is merged into the chunk's and the batch's
-// result as "chunks_spawned" (0 when all were known). A chunk already done
-// or failed spawns nothing: the run that finished it did.
+// The chunks of out.Spawn are added to the batch first, so the batch cannot
+// finish while they are open: each gets the next index (indexes stay
+// dense), its BatchID, Index, Status and UpdatedAt set. A spawned chunk
+// whose step and key the batch already holds, or that repeats an earlier
+// one of out.Spawn, is skipped and left untouched. The number added is
+// merged into the chunk's and the batch's result as "chunks_spawned" (0
+// when all were known). A chunk already done or failed spawns nothing:
+// the run that finished it did.
 //
 // EINVALID for negative counts, a result that is not JSON (or not an
 // object when chunks are spawned) or a spawned chunk without a step or key
 // or with a negative item count or input that is not JSON; ENOTFOUND when
 // there is no such chunk.
-func (s *BatchService) CompleteBatchChunk(ctx context.Context, batchID string, index int, out seedengine.ChunkOutcome, inTx func(*sql.Tx) error) error {
+func (s *BatchService) CompleteChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
 	if out.Succeeded < 0 || out.Failed < 0 {
-		return seedengine.FieldErrorf("items", "succeeded and failed counts must not be negative")
+		return ChunkWrite{}, seedengine.FieldErrorf("items", "succeeded and failed counts must not be negative")
 	}
 	if err := validJSON("result", out.Result); err != nil {
-		return err
+		return ChunkWrite{}, err
 	}
 	if err := validateSpawn(out.Spawn, out.Result); err != nil {
-		return err
+		return ChunkWrite{}, err
 	}
-	if len(out.Spawn) > 0 && s.Enqueuer == nil {
-		return fmt.Errorf("complete batch chunk %q/%d: sqlstore.BatchService.Enqueuer is not set", batchID, index)
-	}
-	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		b, c, err := s.lockChunk(ctx, tx, batchID, index)
-		if err != nil {
-			return err
-		}
-		if chunkOpen(c.Status) {
-			now := nowUTC()
-			result := out.Result
-			if len(out.Spawn) > 0 {
-				n, err := s.spawnChunks(ctx, tx, b, out.Spawn, now)
-				if err != nil {
-					return err
-				}
-				result, err = seedengine.MergeResults(result, json.RawMessage(`{"chunks_spawned":`+strconv.Itoa(n)+`}`))
-				if err != nil {
-					return fmt.Errorf("merge chunks_spawned: %w", err)
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE batch_chunks
-				SET status = $3, succeeded = $4, failed = $5, result = $6, updated_at = $7
-				WHERE batch_id = $1 AND chunk_index = $2`,
-				batchID, index, string(seedengine.ChunkDone), out.Succeeded, out.Failed,
-				jsonArg(result), s.db.timeArg(now)); err != nil {
-				return err
-			}
-			merged, err := seedengine.MergeResults(b.Result, result)
-			if err != nil {
-				return seedengine.FieldErrorf("result", "result cannot be merged into the batch result")
-			}
-			b.Result = merged
-			b.Chunks.Done++
-			b.Items.Succeeded += out.Succeeded
-			b.Items.Failed += out.Failed
-			if err := s.updateBatch(ctx, tx, b, now); err != nil {
-				return err
-			}
-		}
-		if inTx != nil {
-			if err := inTx(tx); err != nil {
-				return fmt.Errorf("in transaction: %w", err)
-			}
-		}
-		return nil
-	})
+	w, err := s.completeChunkTx(ctx, tx, batchID, index, out)
 	if err != nil {
-		return fmt.Errorf("complete batch chunk %q/%d: %w", batchID, index, err)
+		return ChunkWrite{}, fmt.Errorf("complete batch chunk %q/%d: %w", batchID, index, err)
 	}
-	return nil
+	return w, nil
+}
+
+func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
+	b, c, err := s.lockChunk(ctx, tx, batchID, index)
+	if err != nil || !chunkOpen(c.Status) {
+		return ChunkWrite{}, err
+	}
+	w := ChunkWrite{Batch: b}
+	now := nowUTC()
+	result := out.Result
+	if len(out.Spawn) > 0 {
+		if w.Spawned, err = s.spawnChunks(ctx, tx, b, out.Spawn, now); err != nil {
+			return ChunkWrite{}, err
+		}
+		result, err = seedengine.MergeResults(result, json.RawMessage(`{"chunks_spawned":`+strconv.Itoa(len(w.Spawned))+`}`))
+		if err != nil {
+			return ChunkWrite{}, fmt.Errorf("merge chunks_spawned: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+		SET status = $3, succeeded = $4, failed = $5, result = $6, updated_at = $7
+		WHERE batch_id = $1 AND chunk_index = $2`,
+		batchID, index, string(seedengine.ChunkDone), out.Succeeded, out.Failed,
+		jsonArg(result), s.db.timeArg(now)); err != nil {
+		return ChunkWrite{}, err
+	}
+	merged, err := seedengine.MergeResults(b.Result, result)
+	if err != nil {
+		return ChunkWrite{}, seedengine.FieldErrorf("result", "result cannot be merged into the batch result")
+	}
+	b.Result = merged
+	b.Chunks.Done++
+	b.Items.Succeeded += out.Succeeded
+	b.Items.Failed += out.Failed
+	w.Finished, err = s.updateBatch(ctx, tx, b, now)
+	return w, err
 }
 
 // Bounds of a chunk's step and key: a key is a file key or a domain, and
@@ -559,7 +552,7 @@ func validateSpawn(spawn []*seedengine.BatchChunk, result json.RawMessage) error
 // keys are read and the new chunks written in groups of chunkInsertRows:
 // an INSERT per chunk (ON CONFLICT DO NOTHING deciding each next index)
 // took 130 µs a chunk on PostgreSQL, a quarter second for 2,000.
-func (s *BatchService) spawnChunks(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, spawn []*seedengine.BatchChunk, now time.Time) (int, error) {
+func (s *BatchService) spawnChunks(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, spawn []*seedengine.BatchChunk, now time.Time) ([]*seedengine.BatchChunk, error) {
 	fresh := make([]*seedengine.BatchChunk, 0, len(spawn))
 	seen := make(map[stepKey]bool, len(spawn))
 	keysByStep := map[string][]string{}
@@ -574,7 +567,7 @@ func (s *BatchService) spawnChunks(ctx context.Context, tx *sql.Tx, b *seedengin
 	}
 	held, err := heldChunkKeys(ctx, s.db, tx, b.ID, keysByStep)
 	if err != nil {
-		return 0, fmt.Errorf("spawn chunks: %w", err)
+		return nil, fmt.Errorf("spawn chunks: %w", err)
 	}
 	added := fresh[:0]
 	items := 0
@@ -587,17 +580,14 @@ func (s *BatchService) spawnChunks(ctx context.Context, tx *sql.Tx, b *seedengin
 		items += c.Items
 	}
 	if len(added) == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	if err := s.insertChunks(ctx, tx, added, now); err != nil {
-		return 0, fmt.Errorf("spawn chunks: %w", err)
+		return nil, fmt.Errorf("spawn chunks: %w", err)
 	}
 	b.Chunks.Total += len(added)
 	b.Items.Total += items
-	if err := s.Enqueuer.EnqueueBatchTx(ctx, tx, b, added); err != nil {
-		return 0, fmt.Errorf("enqueue %d spawned chunks: %w", len(added), err)
-	}
-	return len(added), nil
+	return added, nil
 }
 
 // heldChunkKeys returns which of the given non-empty keys, by step, the
@@ -648,14 +638,13 @@ func scanHeldKeys(ctx context.Context, tx *sql.Tx, query string, args []any, ste
 	return rows.Err()
 }
 
-// ReopenBatchChunk puts a failed chunk back to queued, keeping its attempts
-// and last error, and undoes its failure in the batch: one failed chunk
-// and its failed items fewer, and a batch that had finished running again.
-// Then it calls inTx (retrying the queue job) in the same transaction; its
-// error rolls everything back. ENOTFOUND when there is no such chunk;
-// ECONFLICT when the chunk has not failed or its batch was cancelled.
-func (s *BatchService) ReopenBatchChunk(ctx context.Context, batchID string, index int, inTx func(*sql.Tx) error) error {
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+// ReopenChunkTx puts a failed chunk back to queued in tx, keeping its
+// attempts and last error, and undoes its failure in the batch: one failed
+// chunk and its failed items fewer, and a batch that had finished running
+// again. ENOTFOUND when there is no such chunk; ECONFLICT when the chunk
+// has not failed or its batch was cancelled.
+func (s *BatchService) ReopenChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int) error {
+	err := func() error {
 		b, c, err := s.lockChunk(ctx, tx, batchID, index)
 		if err != nil {
 			return err
@@ -680,30 +669,24 @@ func (s *BatchService) ReopenBatchChunk(ctx context.Context, batchID string, ind
 			// updateBatch then sees an open chunk and leaves it running.
 			b.Status, b.FinishedAt = seedengine.BatchRunning, nil
 		}
-		if err := s.updateBatch(ctx, tx, b, now); err != nil {
-			return err
-		}
-		if inTx != nil {
-			if err := inTx(tx); err != nil {
-				return fmt.Errorf("in transaction: %w", err)
-			}
-		}
-		return nil
-	})
+		_, err = s.updateBatch(ctx, tx, b, now)
+		return err
+	}()
 	if err != nil {
 		return fmt.Errorf("reopen batch chunk %q/%d: %w", batchID, index, err)
 	}
 	return nil
 }
 
-// FailBatchChunk records a failed attempt. Not final, the chunk keeps its
-// place (back to queued, waiting for the queue's retry) with reason as its
-// last error. Final, the chunk is failed, all its items count as failed and
-// the batch is updated as by CompleteBatchChunk. A chunk already done or
-// failed is left as it is. ENOTFOUND when there is no such chunk.
-func (s *BatchService) FailBatchChunk(ctx context.Context, batchID string, index int, reason string, final bool) error {
+// FailChunkTx records a failed attempt in tx. Not final, the chunk keeps
+// its place (back to queued, waiting for the queue's retry) with reason as
+// its last error. Final, the chunk is failed, all its items count as
+// failed and the batch is updated as by CompleteChunkTx. A chunk already
+// done or failed is left as it is. ENOTFOUND when there is no such chunk.
+func (s *BatchService) FailChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, reason string, final bool) (ChunkWrite, error) {
 	reason = seedengine.Truncate(reason, maxLastErrorLen)
-	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var w ChunkWrite
+	err := func() error {
 		if !final {
 			res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
 				SET status = $3, last_error = $4, updated_at = $5
@@ -729,12 +712,14 @@ func (s *BatchService) FailBatchChunk(ctx context.Context, batchID string, index
 		}
 		b.Chunks.Failed++
 		b.Items.Failed += c.Items
-		return s.updateBatch(ctx, tx, b, now)
-	})
+		w.Batch = b
+		w.Finished, err = s.updateBatch(ctx, tx, b, now)
+		return err
+	}()
 	if err != nil {
-		return fmt.Errorf("fail batch chunk %q/%d: %w", batchID, index, err)
+		return ChunkWrite{}, fmt.Errorf("fail batch chunk %q/%d: %w", batchID, index, err)
 	}
-	return nil
+	return w, nil
 }
 
 func chunkOpen(st seedengine.ChunkStatus) bool {
@@ -771,7 +756,7 @@ func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string
 // failed exactly once, under that lock, so the counters are exact, and
 // counting rows would make every completion cost as much as the batch has
 // chunks.
-func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) error {
+func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) (bool, error) {
 	finished := false
 	if !b.Status.Finished() {
 		if b.StartedAt == nil {
@@ -792,18 +777,7 @@ func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengin
 		b.ID, string(b.Status), b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed,
 		b.Items.Total, b.Items.Succeeded, b.Items.Failed,
 		jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
-	if err != nil || !finished {
-		return err
-	}
-	// The batch moved to its final status in this transaction, under its
-	// row lock, which happens once per batch: queue what follows it here,
-	// so it commits (or rolls back) with the status.
-	if f, ok := s.Enqueuer.(seedengine.BatchFinisher); ok {
-		if err := f.EnqueueBatchFinishedTx(ctx, tx, b); err != nil {
-			return fmt.Errorf("enqueue batch finished: %w", err)
-		}
-	}
-	return nil
+	return finished && err == nil, err
 }
 
 // finalStatus is the status of a batch none of whose chunks is open.

@@ -57,9 +57,9 @@ func (e *fakeEnqueuer) Calls() []enqueueCall {
 	return append([]enqueueCall(nil), e.calls...)
 }
 
-func newBatchService(db *sqlstore.DB) (*sqlstore.BatchService, *fakeEnqueuer) {
+func newBatchService(db *sqlstore.DB) (*jobsStore, *fakeEnqueuer) {
 	enq := &fakeEnqueuer{}
-	s := sqlstore.NewBatchService(db)
+	s := newJobsStore(db)
 	s.Enqueuer = enq
 	return s, enq
 }
@@ -78,21 +78,21 @@ func chunksOf(items ...int) []*seedengine.BatchChunk {
 	return chunks
 }
 
-func createBatch(t *testing.T, s *sqlstore.BatchService, kind seedengine.BatchKind, items ...int) *seedengine.Batch {
+func createBatch(t *testing.T, s *jobsStore, kind seedengine.BatchKind, items ...int) *seedengine.Batch {
 	t.Helper()
 	b := &seedengine.Batch{Kind: kind, Country: "sg", Category: "news", ChunkSize: 10}
 	require.NoError(t, s.CreateBatch(t.Context(), b, chunksOf(items...)))
 	return b
 }
 
-func findBatch(t *testing.T, s *sqlstore.BatchService, id string) *seedengine.Batch {
+func findBatch(t *testing.T, s *jobsStore, id string) *seedengine.Batch {
 	t.Helper()
 	b, err := s.FindBatchByID(t.Context(), id)
 	require.NoError(t, err)
 	return b
 }
 
-func findChunk(t *testing.T, s *sqlstore.BatchService, id string, index int) *seedengine.BatchChunk {
+func findChunk(t *testing.T, s *jobsStore, id string, index int) *seedengine.BatchChunk {
 	t.Helper()
 	c, err := s.FindBatchChunk(t.Context(), id, index)
 	require.NoError(t, err)
@@ -665,7 +665,7 @@ func TestBatchFinisherCalledOnceInTx(t *testing.T) {
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		enq := &finishingEnqueuer{}
-		s := sqlstore.NewBatchService(db)
+		s := newJobsStore(db)
 		s.Enqueuer = enq
 		out := seedengine.ChunkOutcome{Succeeded: 2, Result: json.RawMessage(`{"n":2}`)}
 
@@ -718,7 +718,7 @@ func stepChunk(step, key string, items int) *seedengine.BatchChunk {
 
 // createFileBatch creates an orchestration batch with one file chunk per
 // key, each of one item.
-func createFileBatch(t *testing.T, s *sqlstore.BatchService, keys ...string) *seedengine.Batch {
+func createFileBatch(t *testing.T, s *jobsStore, keys ...string) *seedengine.Batch {
 	t.Helper()
 	chunks := make([]*seedengine.BatchChunk, len(keys))
 	for i, k := range keys {
@@ -1001,7 +1001,7 @@ func TestReopenBatchChunk(t *testing.T) {
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		enq := &finishingEnqueuer{}
-		s := sqlstore.NewBatchService(db)
+		s := newJobsStore(db)
 		s.Enqueuer = enq
 		b := createBatch(t, s, seedengine.BatchLiveness, 3, 2)
 

@@ -40,7 +40,7 @@ func BenchmarkFindAPIKeyByToken(b *testing.B) {
 // the research batch in the performance targets.
 func BenchmarkCreateBatch(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *sqlstore.DB) {
-		s := sqlstore.NewBatchService(db)
+		s := newJobsStore(db)
 		s.Enqueuer = &fakeEnqueuer{}
 		items := make([]int, 100)
 		for i := range items {
@@ -60,7 +60,7 @@ func BenchmarkCreateBatch(b *testing.B) {
 // chunk: two write transactions.
 func BenchmarkStartCompleteBatchChunk(b *testing.B) {
 	benchEngines(b, func(b *testing.B, db *sqlstore.DB) {
-		s := sqlstore.NewBatchService(db)
+		s := newJobsStore(db)
 		s.Enqueuer = &fakeEnqueuer{}
 		batch := &seedengine.Batch{Kind: seedengine.BatchLiveness}
 		items := make([]int, b.N)

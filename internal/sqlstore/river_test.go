@@ -47,7 +47,7 @@ func TestCreateBatchWithRiver(t *testing.T) {
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		ctx := t.Context()
 		enq := &riverEnqueuer{client: insertOnlyClient(t, db)}
-		s := sqlstore.NewBatchService(db)
+		s := newJobsStore(db)
 		s.Enqueuer = enq
 
 		b := &seedengine.Batch{Kind: seedengine.BatchResearch}

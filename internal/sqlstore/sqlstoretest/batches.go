@@ -1,0 +1,23 @@
+package sqlstoretest
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+)
+
+// RowsOnlyBatches is a seedengine.BatchService over bs whose CreateBatch
+// writes the batch's rows and queues no job: for tests of what creates and
+// reads batches, where nothing is to run them (internal/jobs creates
+// batches with their jobs).
+func RowsOnlyBatches(bs *sqlstore.BatchService) seedengine.BatchService { return rowsOnly{bs} }
+
+type rowsOnly struct{ *sqlstore.BatchService }
+
+func (s rowsOnly) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
+	return s.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return s.InsertBatchTx(ctx, tx, b, chunks)
+	})
+}
