@@ -40,8 +40,8 @@ type Config struct {
 	Thresholds Thresholds
 	// Batches, when set, takes the contract batches Drift asks for.
 	Batches BatchCreator
-	Logger     *slog.Logger
-	Now        func() time.Time
+	Logger  *slog.Logger
+	Now     func() time.Time
 }
 
 func (c Config) withDefaults() Config {
