@@ -2,7 +2,6 @@ package seedengine
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -133,12 +132,6 @@ type MetadataTaskFilter struct {
 	Status MetadataTaskStatus
 	Limit  int
 	Offset int
-}
-
-// MetadataTaskEnqueuer inserts the queue job of a new task inside the
-// caller's transaction; the queue is one.
-type MetadataTaskEnqueuer interface {
-	EnqueueMetadataSyncTx(ctx context.Context, tx *sql.Tx, t *MetadataTask, delay time.Duration) error
 }
 
 // MetadataService computes snapshots from the SQL store and keeps the sync

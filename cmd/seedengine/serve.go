@@ -192,8 +192,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		a.queue.SetAlertWebhook(jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL})
 	}
 
-	metaStore := sqlstore.NewMetadataService(db)
-	metaStore.Enqueuer = a.queue
+	metaStore := a.queue.MetadataTasks(sqlstore.NewMetadataService(db))
 	var syncer *metasync.Syncer
 	if c.MetadataGitURL != "" {
 		if syncer, err = metasync.NewSyncer(c.gitConfig(), log); err != nil {

@@ -121,8 +121,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		s.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, s.batchSvc))
 	}
 	if m := cfg.metadata; m != nil {
-		store := sqlstore.NewMetadataService(db)
-		store.Enqueuer = s.queue
+		store := s.queue.MetadataTasks(sqlstore.NewMetadataService(db))
 		var syncer *metasync.Syncer
 		if m.gitURL != "" {
 			syncer, err = metasync.NewSyncer(metasync.GitConfig{URL: m.gitURL, WorkDir: m.workDir}, nil)

@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
 // QueueMetadata is the River queue of metadata sync jobs. It has one worker
@@ -81,12 +82,43 @@ func (q *Queue) metadataRunner() MetadataRunner {
 	return q.metadata
 }
 
-// EnqueueMetadataSyncTx inserts the sync job of task t in tx, to run after
-// delay (a trigger's debounce window).
-func (q *Queue) EnqueueMetadataSyncTx(ctx context.Context, tx *sql.Tx, t *seedengine.MetadataTask, delay time.Duration) error {
-	if t == nil || t.ID == "" {
-		return seedengine.Errorf(seedengine.EINVALID, "metadata task to enqueue has no id")
+// MetadataTasks is the application's seedengine.MetadataService: tasks
+// are kept in store, and a new task's sync job is queued in the
+// transaction that creates it.
+func (q *Queue) MetadataTasks(store *sqlstore.MetadataService) seedengine.MetadataService {
+	return metadataService{store, q}
+}
+
+type metadataService struct {
+	*sqlstore.MetadataService
+	q *Queue
+}
+
+// RequestMetadataTask returns the queued task with one more request
+// counted, or, when none is queued, creates a task and queues its sync job
+// to run after delay (a trigger's debounce window), in one transaction. A
+// request that joins a queued task leaves its job as it is.
+func (s metadataService) RequestMetadataTask(ctx context.Context, trigger seedengine.MetadataTrigger, delay time.Duration) (*seedengine.MetadataTask, bool, error) {
+	var (
+		t       *seedengine.MetadataTask
+		created bool
+	)
+	err := s.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if t, created, err = s.RequestMetadataTaskTx(ctx, tx, trigger); err != nil || !created {
+			return err
+		}
+		return s.q.enqueueMetadataSyncTx(ctx, tx, t, max(delay, 0))
+	})
+	if err != nil {
+		return nil, false, err
 	}
+	return t, created, nil
+}
+
+// enqueueMetadataSyncTx inserts the sync job of task t in tx, to run after
+// delay.
+func (q *Queue) enqueueMetadataSyncTx(ctx context.Context, tx *sql.Tx, t *seedengine.MetadataTask, delay time.Duration) error {
 	opts := &river.InsertOpts{Queue: QueueMetadata}
 	if delay > 0 {
 		opts.ScheduledAt = time.Now().Add(delay)
@@ -135,5 +167,3 @@ func (w *metadataScheduleWorker) Work(ctx context.Context, job *river.Job[Metada
 		slog.String("task_id", t.ID), slog.Bool("joined_queued_task", !created))
 	return nil
 }
-
-var _ seedengine.MetadataTaskEnqueuer = (*Queue)(nil)

@@ -121,10 +121,9 @@ func TestUIHandler(t *testing.T) {
 		}, 10*time.Second, 20*time.Millisecond)
 
 		// A metadata sync job scheduled an hour ahead, to cancel and delete.
-		tx, err := db.Writer().BeginTx(t.Context(), nil)
+		_, created, err := tb.q.MetadataTasks(sqlstore.NewMetadataService(db)).RequestMetadataTask(t.Context(), seedengine.TriggerAPI, time.Hour)
 		require.NoError(t, err)
-		require.NoError(t, tb.q.EnqueueMetadataSyncTx(t.Context(), tx, &seedengine.MetadataTask{ID: "task-ui"}, time.Hour))
-		require.NoError(t, tx.Commit())
+		require.True(t, created)
 
 		t.Run("app", func(t *testing.T) {
 			status, page := ui.do(http.MethodGet, "/", nil)

@@ -54,21 +54,20 @@ const (
 // that index; on PostgreSQL a concurrent request therefore waits for the
 // transaction that inserted the queued task and then joins it, and on
 // SQLite the single writer serialises them.
+//
+// A task's request is RequestMetadataTaskTx, in a transaction the queue
+// runs (InTx) with the task's sync job (jobs.Queue.MetadataTasks).
 type MetadataService struct {
-	// Enqueuer inserts the sync job of a new task inside
-	// RequestMetadataTask's transaction. It is set after construction
-	// because the queue is built on top of the store; RequestMetadataTask
-	// fails while it is nil.
-	Enqueuer seedengine.MetadataTaskEnqueuer
-
 	db *DB
 }
 
-var _ seedengine.MetadataService = (*MetadataService)(nil)
-
-// NewMetadataService returns a MetadataService on db. Set its Enqueuer
-// before requesting tasks.
+// NewMetadataService returns a MetadataService on db.
 func NewMetadataService(db *DB) *MetadataService { return &MetadataService{db: db} }
+
+// InTx runs fn in a write transaction on the writer.
+func (s *MetadataService) InTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return s.db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
+}
 
 // Snapshot computes the snapshot of the whole store. GeneratedAt is the
 // current time in UTC truncated to the second: the snapshot is committed as
@@ -423,47 +422,28 @@ func lastSync(ctx context.Context, tx *sql.Tx) (*seedengine.MetadataSync, error)
 	return last, nil
 }
 
-// RequestMetadataTask returns the queued task with one more request
-// counted, or, when none is queued, creates a task (UUIDv7 id, status
-// queued, one request) and enqueues its job to run after delay, in one
-// transaction: nothing is written when the Enqueuer fails. A request that
-// joins a queued task leaves that task's trigger and job as they are, delay
-// included. EINVALID for an unknown trigger.
-func (s *MetadataService) RequestMetadataTask(ctx context.Context, trigger seedengine.MetadataTrigger, delay time.Duration) (*seedengine.MetadataTask, bool, error) {
+// RequestMetadataTaskTx returns, in tx, the queued task with one more
+// request counted, or, when none is queued, creates a task (UUIDv7 id,
+// status queued, one request) and reports it created: the caller queues
+// its sync job in tx. A request that joins a queued task leaves that
+// task's trigger (and job) as they are. EINVALID for an unknown trigger.
+func (s *MetadataService) RequestMetadataTaskTx(ctx context.Context, tx *sql.Tx, trigger seedengine.MetadataTrigger) (*seedengine.MetadataTask, bool, error) {
 	if !trigger.Valid() {
 		return nil, false, seedengine.FieldErrorf("trigger", "trigger %q is not one of api, queue, schedule, batch_completed",
 			seedengine.Truncate(string(trigger), 40))
-	}
-	if s.Enqueuer == nil {
-		return nil, false, errors.New("request metadata task: sqlstore.MetadataService.Enqueuer is not set")
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, false, fmt.Errorf("request metadata task: %w", err)
 	}
-	var (
-		t       *seedengine.MetadataTask
-		created bool
-	)
-	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		t, err = scanMetadataTask(tx.QueryRowContext(ctx, `INSERT INTO metadata_tasks (id, trigger, status, requests, created_at)
-			VALUES ($1, $2, 'queued', 1, $3)
-			ON CONFLICT (status) WHERE status = 'queued' DO UPDATE SET requests = metadata_tasks.requests + 1
-			RETURNING `+metadataTaskColumns, id.String(), string(trigger), s.db.timeArg(nowUTC())))
-		if err != nil {
-			return err
-		}
-		created = t.ID == id.String()
-		if !created {
-			return nil
-		}
-		return s.Enqueuer.EnqueueMetadataSyncTx(ctx, tx, t, max(delay, 0))
-	})
+	t, err := scanMetadataTask(tx.QueryRowContext(ctx, `INSERT INTO metadata_tasks (id, trigger, status, requests, created_at)
+		VALUES ($1, $2, 'queued', 1, $3)
+		ON CONFLICT (status) WHERE status = 'queued' DO UPDATE SET requests = metadata_tasks.requests + 1
+		RETURNING `+metadataTaskColumns, id.String(), string(trigger), s.db.timeArg(nowUTC())))
 	if err != nil {
 		return nil, false, fmt.Errorf("request metadata task: %w", err)
 	}
-	return t, created, nil
+	return t, t.ID == id.String(), nil
 }
 
 // StartMetadataTask moves a queued task to running, setting started_at.

@@ -50,11 +50,34 @@ func (e *fakeMetadataEnqueuer) Calls() []metadataEnqueueCall {
 	return append([]metadataEnqueueCall(nil), e.calls...)
 }
 
-func newMetadataService(db *sqlstore.DB) (*sqlstore.MetadataService, *fakeMetadataEnqueuer) {
+// jobsMetadata requests tasks as internal/jobs does: the task's row and,
+// for a new task, Enqueuer's job in one transaction of the store.
+type jobsMetadata struct {
+	*sqlstore.MetadataService
+	Enqueuer *fakeMetadataEnqueuer
+}
+
+func (s *jobsMetadata) RequestMetadataTask(ctx context.Context, trigger seedengine.MetadataTrigger, delay time.Duration) (*seedengine.MetadataTask, bool, error) {
+	if s.Enqueuer == nil {
+		return nil, false, errors.New("jobsMetadata: no Enqueuer")
+	}
+	var (
+		t       *seedengine.MetadataTask
+		created bool
+	)
+	err := s.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if t, created, err = s.RequestMetadataTaskTx(ctx, tx, trigger); err != nil || !created {
+			return err
+		}
+		return s.Enqueuer.EnqueueMetadataSyncTx(ctx, tx, t, max(delay, 0))
+	})
+	return t, created, err
+}
+
+func newMetadataService(db *sqlstore.DB) (*jobsMetadata, *fakeMetadataEnqueuer) {
 	enq := &fakeMetadataEnqueuer{}
-	s := sqlstore.NewMetadataService(db)
-	s.Enqueuer = enq
-	return s, enq
+	return &jobsMetadata{MetadataService: sqlstore.NewMetadataService(db), Enqueuer: enq}, enq
 }
 
 var pSGEvents = seedengine.Partition{Country: "sg", Category: "events", Date: "2026-01-30"}
@@ -124,7 +147,7 @@ func buildMetadataState(t *testing.T, db *sqlstore.DB) {
 	require.NoError(t, err)
 }
 
-func snapshot(t *testing.T, s *sqlstore.MetadataService) *seedengine.MetadataSnapshot {
+func snapshot(t *testing.T, s seedengine.MetadataService) *seedengine.MetadataSnapshot {
 	t.Helper()
 	snap, err := s.Snapshot(t.Context())
 	require.NoError(t, err)
@@ -423,9 +446,6 @@ func TestRequestMetadataTaskInvalid(t *testing.T) {
 		_, _, err := s.RequestMetadataTask(ctx, "cron", 0)
 		requireCode(t, err, seedengine.EINVALID)
 		require.Equal(t, "trigger", seedengine.ErrorField(err))
-
-		_, _, err = sqlstore.NewMetadataService(db).RequestMetadataTask(ctx, seedengine.TriggerAPI, 0)
-		require.Error(t, err, "no Enqueuer")
 
 		// An Enqueuer that fails leaves nothing behind.
 		enq.err = errors.New("queue down")

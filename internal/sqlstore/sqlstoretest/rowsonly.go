@@ -3,6 +3,7 @@ package sqlstoretest
 import (
 	"context"
 	"database/sql"
+	"time"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -20,4 +21,26 @@ func (s rowsOnly) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks [
 	return s.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.InsertBatchTx(ctx, tx, b, chunks)
 	})
+}
+
+// RowsOnlyMetadata is a seedengine.MetadataService over s whose
+// RequestMetadataTask writes the task and queues no sync job: for tests
+// that run tasks themselves.
+func RowsOnlyMetadata(s *sqlstore.MetadataService) seedengine.MetadataService {
+	return rowsOnlyMetadata{s}
+}
+
+type rowsOnlyMetadata struct{ *sqlstore.MetadataService }
+
+func (s rowsOnlyMetadata) RequestMetadataTask(ctx context.Context, trigger seedengine.MetadataTrigger, _ time.Duration) (*seedengine.MetadataTask, bool, error) {
+	var (
+		t       *seedengine.MetadataTask
+		created bool
+	)
+	err := s.InTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		t, created, err = s.RequestMetadataTaskTx(ctx, tx, trigger)
+		return err
+	})
+	return t, created, err
 }
