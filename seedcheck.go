@@ -2,7 +2,6 @@ package seedengine
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -159,13 +158,6 @@ func (c SeedHealthChange) Alerting() bool {
 	return c.From != c.To && !(c.From == HealthUnknown && c.To == HealthHealthy)
 }
 
-// SeedAlertEnqueuer queues the alert of a health change inside the
-// transaction that records it, so a change is alerted once and only once
-// it is recorded.
-type SeedAlertEnqueuer interface {
-	EnqueueSeedAlertTx(ctx context.Context, tx *sql.Tx, c SeedHealthChange) error
-}
-
 // Drifting reports whether a change calls for a new contract run (a drift
 // proposal): the seed turned moved, gone, failing or stale.
 func (c SeedHealthChange) Drifting() bool {
@@ -177,10 +169,4 @@ func (c SeedHealthChange) Drifting() bool {
 		return true
 	}
 	return false
-}
-
-// SeedDriftEnqueuer queues the contract run of a drifting seed inside the
-// transaction that records its health change.
-type SeedDriftEnqueuer interface {
-	EnqueueSeedDriftTx(ctx context.Context, tx *sql.Tx, c SeedHealthChange) error
 }

@@ -183,12 +183,10 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			Batches: a.queue,
 		})
 		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
-		a.seeds.Drift = a.queue
 		a.queue.RegisterSeedDrift(a.seedChecks.Drift)
 	}
 	if c.AlertWebhookURL != "" {
 		// Health changes queue their alert as they are recorded.
-		a.seeds.Alerts = a.queue
 		a.queue.SetAlertWebhook(jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL})
 	}
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -69,16 +68,6 @@ func (q *Queue) SetAlertWebhook(w AlertWebhook) {
 	q.alertHook = &w
 	q.mu.Unlock()
 }
-
-// EnqueueSeedAlertTx queues the alert of a health change in tx.
-func (q *Queue) EnqueueSeedAlertTx(ctx context.Context, tx *sql.Tx, c seedengine.SeedHealthChange) error {
-	if _, err := q.client.InsertTx(ctx, tx, SeedAlertArgs{Change: c}, nil); err != nil {
-		return fmt.Errorf("enqueue seed alert %s: %w", c.SeedID, err)
-	}
-	return nil
-}
-
-var _ seedengine.SeedAlertEnqueuer = (*Queue)(nil)
 
 // alertBody is what the webhook receives.
 type alertBody struct {

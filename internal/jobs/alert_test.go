@@ -1,8 +1,10 @@
 package jobs_test
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -20,9 +22,9 @@ import (
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
 
-// A health change recorded with a check is alerted once, signed, even when
-// the receiver fails the first delivery; checks that change nothing, and a
-// first check that finds a seed healthy, alert nothing.
+// A health change recorded by a check job is alerted once, signed, even
+// when the receiver fails the first delivery; checks that change nothing,
+// and a first check that finds a seed healthy, alert nothing.
 func TestSeedAlerts(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
@@ -56,7 +58,8 @@ func TestSeedAlerts(t *testing.T) {
 		tb := setup(t, db, testConfig(), nil)
 		tb.q.SetAlertWebhook(jobs.AlertWebhook{URL: recv.URL, Secret: "s3cret", ConsoleURL: "https://seeds.example.org/"})
 		seeds := sqlstore.NewSeedService(db)
-		seeds.Alerts = tb.q
+		checker := &recordingChecker{seeds: seeds, checked: make(chan struct{}, 1)}
+		tb.q.RegisterSeedChecks(checker, 0)
 		start(t, tb)
 
 		sd := &seedengine.Seed{
@@ -66,13 +69,17 @@ func TestSeedAlerts(t *testing.T) {
 			Policy: seedengine.SeedPolicy{RobotsURL: "https://www.straitstimes.com/robots.txt", CrawlAllowed: true},
 		}
 		require.NoError(t, seeds.CreateSeed(ctx, sd, "alice"))
-		now := time.Now().UTC()
 		record := func(state seedengine.SeedHealthState, reason string) {
 			t.Helper()
-			c := seedengine.SeedCheck{SeedID: sd.SeedID, CheckedAt: now, Outcome: seedengine.CheckOK}
-			now = now.Add(time.Hour)
-			_, err := seeds.RecordSeedCheck(ctx, &c, seedengine.SeedHealth{State: state, Reason: reason}, now, nil)
+			checker.set(seedengine.SeedHealth{State: state, Reason: reason})
+			_, queued, err := tb.q.EnqueueSeedCheck(ctx, sd.SeedID)
 			require.NoError(t, err)
+			require.True(t, queued, "the last check's job is done")
+			select {
+			case <-checker.checked:
+			case <-time.After(30 * time.Second):
+				t.Fatal("no check within 30s")
+			}
 		}
 		record(seedengine.HealthHealthy, "")      // first check: no alert
 		record(seedengine.HealthHealthy, "")      // no change
@@ -93,3 +100,42 @@ func TestSeedAlerts(t *testing.T) {
 		require.NotEmpty(t, deliveries[0])
 	})
 }
+
+// recordingChecker stands in for seedcheck.Service: each check records
+// the health it is set to through the store, with the job's callback, as
+// the service does.
+type recordingChecker struct {
+	seeds   *sqlstore.SeedService
+	checked chan struct{}
+
+	mu     sync.Mutex
+	health seedengine.SeedHealth
+	at     time.Time
+}
+
+func (c *recordingChecker) set(h seedengine.SeedHealth) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.health = h
+}
+
+func (c *recordingChecker) CheckSeed(ctx context.Context, id string, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error {
+	c.mu.Lock()
+	h := c.health
+	if c.at.IsZero() {
+		c.at = time.Now().UTC()
+	}
+	c.at = c.at.Add(time.Hour)
+	at := c.at
+	c.mu.Unlock()
+	ch := seedengine.SeedCheck{SeedID: id, CheckedAt: at, Outcome: seedengine.CheckOK}
+	if _, err := c.seeds.RecordSeedCheck(ctx, &ch, h, at.Add(time.Hour), inTx); err != nil {
+		return err
+	}
+	c.checked <- struct{}{}
+	return nil
+}
+
+func (c *recordingChecker) DueSeeds(context.Context, int) ([]string, error) { return nil, nil }
+
+func (c *recordingChecker) PruneChecks(context.Context) error { return nil }

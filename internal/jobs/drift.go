@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
 	"github.com/riverqueue/river"
@@ -39,16 +38,6 @@ func (q *Queue) RegisterSeedDrift(fn DriftFunc) {
 	q.drift = fn
 	q.mu.Unlock()
 }
-
-// EnqueueSeedDriftTx queues the drift job of a change in tx.
-func (q *Queue) EnqueueSeedDriftTx(ctx context.Context, tx *sql.Tx, c seedengine.SeedHealthChange) error {
-	if _, err := q.client.InsertTx(ctx, tx, SeedDriftArgs{Change: c}, nil); err != nil {
-		return fmt.Errorf("enqueue seed drift %s: %w", c.SeedID, err)
-	}
-	return nil
-}
-
-var _ seedengine.SeedDriftEnqueuer = (*Queue)(nil)
 
 type seedDriftWorker struct {
 	river.WorkerDefaults[SeedDriftArgs]

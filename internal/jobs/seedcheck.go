@@ -9,6 +9,8 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/seedengine/seedengine"
 )
 
 // QueueSeedChecks is the River queue of seed checks (internal/seedcheck):
@@ -49,9 +51,9 @@ func (SeedCheckScheduleArgs) InsertOpts() river.InsertOpts {
 
 // SeedChecker checks seeds; internal/seedcheck's Service is one.
 type SeedChecker interface {
-	// CheckSeed checks one seed now and records the check, calling
-	// complete in the transaction that records it.
-	CheckSeed(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) error
+	// CheckSeed checks one seed now and records the check, calling inTx
+	// with the change of health in the transaction that records it.
+	CheckSeed(ctx context.Context, seedID string, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error
 	// DueSeeds lists up to limit seeds whose check is due.
 	DueSeeds(ctx context.Context, limit int) ([]string, error)
 	// PruneChecks deletes checks past their retention; the schedule
@@ -116,11 +118,16 @@ func (w *seedCheckWorker) Work(ctx context.Context, job *river.Job[SeedCheckArgs
 	if c == nil {
 		return fmt.Errorf("no seed checker in this process")
 	}
-	// The job completes in the transaction that records the check: a
-	// check visible through the API is one whose job is done (a "check
-	// now" after it queues a new one), and a job cut short before the
-	// commit runs again without a check recorded twice.
-	return c.CheckSeed(ctx, job.Args.SeedID, func(ctx context.Context, tx *sql.Tx) error {
+	// What the check's change of health calls for is queued, and the job
+	// completes, in the transaction that records the check: a change is
+	// alerted once and only once recorded, a check visible through the API
+	// is one whose job is done (a "check now" after it queues a new one),
+	// and a job cut short before the commit runs again without a check
+	// recorded twice.
+	return c.CheckSeed(ctx, job.Args.SeedID, func(ctx context.Context, tx *sql.Tx, change seedengine.SeedHealthChange) error {
+		if err := w.q.followHealthTx(ctx, tx, change); err != nil {
+			return err
+		}
 		return completeJobTx(ctx, w.q.engine, tx, job)
 	})
 }
@@ -179,4 +186,24 @@ func spread(seedID string, every time.Duration) time.Duration {
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(seedID))
 	return time.Duration(h.Sum64() % uint64(every))
+}
+
+// followHealthTx queues, in the transaction that records a change of a
+// seed's health, its alert (when this process has a webhook) and its drift
+// contract run (when it has a drift handler).
+func (q *Queue) followHealthTx(ctx context.Context, tx *sql.Tx, c seedengine.SeedHealthChange) error {
+	q.mu.RLock()
+	alerts, drift := q.alertHook != nil, q.drift != nil
+	q.mu.RUnlock()
+	if c.Alerting() && alerts {
+		if _, err := q.client.InsertTx(ctx, tx, SeedAlertArgs{Change: c}, nil); err != nil {
+			return fmt.Errorf("queue the alert of %s: %w", c.SeedID, err)
+		}
+	}
+	if c.Drifting() && drift {
+		if _, err := q.client.InsertTx(ctx, tx, SeedDriftArgs{Change: c}, nil); err != nil {
+			return fmt.Errorf("queue the drift contract run of %s: %w", c.SeedID, err)
+		}
+	}
+	return nil
 }

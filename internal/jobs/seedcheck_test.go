@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -22,7 +23,7 @@ type fakeChecker struct {
 	pruned  int
 }
 
-func (f *fakeChecker) CheckSeed(ctx context.Context, id string, _ func(context.Context, *sql.Tx) error) error {
+func (f *fakeChecker) CheckSeed(ctx context.Context, id string, _ func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error {
 	f.mu.Lock()
 	block := f.block
 	f.mu.Unlock()

@@ -84,7 +84,7 @@ func BenchmarkCheck10kSeeds(b *testing.B) {
 		for range 50 {
 			wg.Go(func() {
 				for id := range work {
-					c, _, err := svc.Check(ctx, id)
+					c, _, err := svc.Check(ctx, id, nil)
 					if err != nil || c.Outcome != seedengine.CheckOK {
 						failed.Add(1)
 					}

@@ -21,7 +21,7 @@ type Store interface {
 	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
 	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
-	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, complete func(context.Context, *sql.Tx) error) (seedengine.SeedHealth, error)
+	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedHealth, error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
 }
@@ -89,22 +89,19 @@ func NewService(store Store, checker *Checker, cfg Config) *Service {
 const historyLimit = 200
 
 // CheckSeed checks one seed now, derives its health and records both with
-// the time of its next check; complete, when not nil, runs in the
-// transaction that records them (the job's completion). A seed that is
-// neither active nor suspended is not checked (nil error: its job has
-// nothing to do, and complete is not called).
-func (s *Service) CheckSeed(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) error {
-	_, _, err := s.check(ctx, seedID, complete)
+// the time of its next check; inTx, when not nil, runs in the transaction
+// that records them, with the change of health (the check job queues the
+// alert and drift run there and completes itself). A seed that is neither
+// active nor suspended is not checked (nil error: its job has nothing to
+// do, and inTx is not called).
+func (s *Service) CheckSeed(ctx context.Context, seedID string, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error {
+	_, _, err := s.Check(ctx, seedID, inTx)
 	return err
 }
 
 // Check is CheckSeed returning the check and the health before and after
 // it; a zero check when the seed was not checked.
-func (s *Service) Check(ctx context.Context, seedID string) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
-	return s.check(ctx, seedID, nil)
-}
-
-func (s *Service) check(ctx context.Context, seedID string, complete func(context.Context, *sql.Tx) error) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
+func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedCheck, [2]seedengine.SeedHealth, error) {
 	var hs [2]seedengine.SeedHealth
 	sd, err := s.store.FindSeedByID(ctx, seedID)
 	if err != nil {
@@ -142,7 +139,7 @@ func (s *Service) check(ctx context.Context, seedID string, complete func(contex
 	}
 	h := Derive(append([]seedengine.SeedCheck{c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
 	next := c.CheckedAt.Add(s.Interval(sd))
-	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next, complete)
+	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next, inTx)
 	if err != nil {
 		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
 	}

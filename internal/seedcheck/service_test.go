@@ -39,13 +39,12 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, clock), seedcheck.Config{Now: clock, Batches: batches})
 		drift := &recordDrift{}
-		store.Drift = drift
 
 		due, err := svc.DueSeeds(ctx, 10)
 		require.NoError(t, err)
 		require.Equal(t, []string{sd.SeedID}, due, "the active seed, not the draft")
 
-		c, hs, err := svc.Check(ctx, sd.SeedID)
+		c, hs, err := svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Equal(t, seedengine.CheckOK, c.Outcome, "%+v", c)
 		require.Equal(t, seedengine.HealthUnknown, hs[0].State)
@@ -59,17 +58,17 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		require.Empty(t, due, "checked: due again in an hour")
 
 		advance(time.Hour)
-		c, _, err = svc.Check(ctx, sd.SeedID)
+		c, _, err = svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.True(t, c.NotModified, "the validator of the first check gets a 304: %+v", c)
 
 		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioNXDomain})
 		advance(time.Hour)
-		_, hs, err = svc.Check(ctx, sd.SeedID)
+		_, hs, err = svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Equal(t, seedengine.HealthHealthy, hs[1].State, "one dead answer is not gone yet")
 		advance(time.Hour)
-		_, hs, err = svc.Check(ctx, sd.SeedID)
+		_, hs, err = svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Equal(t, seedengine.HealthHealthy, hs[0].State)
 		require.Equal(t, seedengine.HealthGone, hs[1].State)
@@ -103,17 +102,20 @@ func TestServiceChecksActiveSeeds(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, bs, 1, "creates no second batch")
 
-		c, _, err = svc.Check(ctx, draft.SeedID)
+		c, _, err = svc.Check(ctx, draft.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Empty(t, c.Outcome, "a draft is not checked")
 	})
 }
 
-// recordDrift records the drift changes queued with checks.
+// recordDrift records the changes that call for a drift run, as the
+// check job queues them in the transaction that records a check.
 type recordDrift struct{ changes []seedengine.SeedHealthChange }
 
-func (r *recordDrift) EnqueueSeedDriftTx(_ context.Context, _ *sql.Tx, c seedengine.SeedHealthChange) error {
-	r.changes = append(r.changes, c)
+func (r *recordDrift) inTx(_ context.Context, _ *sql.Tx, c seedengine.SeedHealthChange) error {
+	if c.Drifting() {
+		r.changes = append(r.changes, c)
+	}
 	return nil
 }
 
@@ -140,14 +142,13 @@ func TestDriftProposesMovedEntry(t *testing.T) {
 		store := sqlstore.NewSeedService(db)
 		sd := createFeedSeed(t, store, host, true)
 		drift := &recordDrift{}
-		store.Drift = drift
 		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{})
 
-		_, hs, err := svc.Check(ctx, sd.SeedID)
+		_, hs, err := svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Equal(t, seedengine.HealthHealthy, hs[1].State)
 		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioRedirectExternal})
-		c, hs, err := svc.Check(ctx, sd.SeedID)
+		c, hs, err := svc.Check(ctx, sd.SeedID, drift.inTx)
 		require.NoError(t, err)
 		require.Equal(t, seedengine.HealthMoved, hs[1].State, "%+v", c)
 		require.Len(t, drift.changes, 1)

@@ -45,13 +45,6 @@ const seedColumns = `seed_id, domain_id, country, category, content_type, status
 // pending proposal (proposed_version) when the new contract equals it —
 // the proposal has been applied — and keeps it otherwise.
 type SeedService struct {
-	// Alerts, when set, queues the alert of a seed's health change in the
-	// transaction that records it (RecordSeedCheck).
-	Alerts seedengine.SeedAlertEnqueuer
-	// Drift, when set, queues a contract run for a seed whose health
-	// turned moved, gone, failing or stale, in the same transaction.
-	Drift seedengine.SeedDriftEnqueuer
-
 	db *DB
 }
 

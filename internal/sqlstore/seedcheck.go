@@ -22,12 +22,12 @@ const MaxSeedChecksPage = 500
 // RecordSeedCheck stores a check of a seed, the health derived from it
 // and the time of the seed's next check, in one transaction, and returns
 // the health recorded before (State HealthUnknown when none). c.ID is set.
-// A change of state worth an alert is queued in the same transaction
-// through s.Alerts, when set. complete, when not nil, runs last in the
-// transaction: the check job completes itself there, so a check is
-// recorded once and its job completed with it, or neither. ENOTFOUND when
-// the seed does not exist.
-func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, complete func(context.Context, *sql.Tx) error) (seedengine.SeedHealth, error) {
+// inTx, when not nil, runs last in the transaction with the change of
+// health the check recorded (From equal to To when none): the check job
+// queues the change's alert and drift run and completes itself there
+// (internal/jobs), so a check, what it calls for and its job's completion
+// commit together or not at all. ENOTFOUND when the seed does not exist.
+func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedHealth, error) {
 	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" {
 		return seedengine.SeedHealth{}, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time and an outcome")
 	}
@@ -54,17 +54,6 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
 		}
-		change := seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State, Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo}
-		if change.Alerting() && s.Alerts != nil {
-			if err := s.Alerts.EnqueueSeedAlertTx(ctx, tx, change); err != nil {
-				return fmt.Errorf("queue the alert: %w", err)
-			}
-		}
-		if change.Drifting() && s.Drift != nil {
-			if err := s.Drift.EnqueueSeedDriftTx(ctx, tx, change); err != nil {
-				return fmt.Errorf("queue the drift contract run: %w", err)
-			}
-		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
 				success_rate_7d, median_items_per_day, next_check_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -74,10 +63,11 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 				next_check_at = excluded.next_check_at, updated_at = excluded.updated_at`,
 			c.SeedID, string(h.State), s.timePtrArg(h.Since), h.Reason, s.timePtrArg(h.LastCheckAt),
 			h.SuccessRate7d, h.MedianItemsPerDay, s.db.timeArg(next), s.db.timeArg(nowUTC()))
-		if err != nil || complete == nil {
+		if err != nil || inTx == nil {
 			return err
 		}
-		return complete(ctx, tx)
+		return inTx(ctx, tx, seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State,
+			Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo})
 	})
 	if err != nil {
 		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)

@@ -1,6 +1,8 @@
 package sqlstore_test
 
 import (
+	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -50,9 +52,15 @@ func TestSeedChecks(t *testing.T) {
 			}
 			since := now
 			health := seedengine.SeedHealth{State: state, Since: &since, Reason: string(outcome), LastCheckAt: &at, SuccessRate7d: 0.5, MedianItemsPerDay: 24}
-			prev, err := s.RecordSeedCheck(ctx, &c, health, at.Add(time.Hour), nil)
+			var change seedengine.SeedHealthChange
+			prev, err := s.RecordSeedCheck(ctx, &c, health, at.Add(time.Hour), func(_ context.Context, _ *sql.Tx, ch seedengine.SeedHealthChange) error {
+				change = ch
+				return nil
+			})
 			require.NoError(t, err)
 			require.Positive(t, c.ID)
+			require.Equal(t, seedengine.SeedHealthChange{SeedID: a.SeedID, From: prev.State, To: state, Reason: string(outcome), At: at, CheckID: c.ID}, change,
+				"the transaction's callback hears the change the check recorded")
 			ids = append(ids, c.ID)
 			if i == 0 {
 				require.Equal(t, seedengine.HealthUnknown, prev.State, "nothing recorded before the first check")
