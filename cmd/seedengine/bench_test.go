@@ -45,14 +45,14 @@ func BenchmarkResearchBatch10k(b *testing.B) {
 	a, err := openApp(b.Context(), c, log, nil)
 	require.NoError(b, err)
 	b.Cleanup(a.close)
-	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))
+	require.NoError(b, a.Queue.Start(context.WithoutCancel(b.Context())))
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		require.NoError(b, a.queue.Stop(ctx))
+		require.NoError(b, a.Queue.Stop(ctx))
 	})
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.queue.Batches(), QueueStats: a.queue, Datasets: a.datasets, Research: a.research, Domains: a.domains,
+		Batches: a.Queue.Batches(), QueueStats: a.Queue, Datasets: a.Datasets, Research: a.Research, Domains: a.Domains,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -113,7 +113,7 @@ func runBatch(b *testing.B, base, path string, body []byte, poll time.Duration) 
 // simApp starts a simulated web of sites and the app as serve opens it
 // (embedded defaults in a fresh data dir, queue started, default
 // politeness) with the outbound client pointed at the simulated web.
-func simApp(b *testing.B, sites []simweb.Site, extra ...string) (*app, *Config) {
+func simApp(b *testing.B, sites []simweb.Site, extra ...string) (*process, *Config) {
 	b.Helper()
 	web, err := simweb.Start(simweb.Config{Seed: 1})
 	require.NoError(b, err)
@@ -136,11 +136,11 @@ func simApp(b *testing.B, sites []simweb.Site, extra ...string) (*app, *Config) 
 	a, err := openApp(b.Context(), c, log, fc)
 	require.NoError(b, err)
 	b.Cleanup(a.close)
-	require.NoError(b, a.queue.Start(context.WithoutCancel(b.Context())))
+	require.NoError(b, a.Queue.Start(context.WithoutCancel(b.Context())))
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		require.NoError(b, a.queue.Stop(ctx))
+		require.NoError(b, a.Queue.Stop(ctx))
 	})
 	return a, c
 }
@@ -172,7 +172,7 @@ func BenchmarkContractBatch1k(b *testing.B) {
 	a, c := simApp(b, sites)
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.queue.Batches(), QueueStats: a.queue, Seeds: a.seeds,
+		Batches: a.Queue.Batches(), QueueStats: a.Queue, Seeds: a.Seeds,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -220,11 +220,11 @@ func BenchmarkSeedsListAPI100k(b *testing.B) {
 	a, err := openApp(b.Context(), c, log, nil)
 	require.NoError(b, err)
 	b.Cleanup(a.close)
-	sqlstoretest.FillSeeds(b, a.db, 100_000)
-	_, token, err := a.keys.CreateAPIKey(b.Context(), "bench", seedengine.ScopeRead)
+	sqlstoretest.FillSeeds(b, a.DB, 100_000)
+	_, token, err := a.Keys.CreateAPIKey(b.Context(), "bench", seedengine.ScopeRead)
 	require.NoError(b, err)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		APIKeys: a.keys, Batches: a.queue.Batches(), Seeds: a.seeds,
+		APIKeys: a.Keys, Batches: a.Queue.Batches(), Seeds: a.Seeds,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)
@@ -326,12 +326,12 @@ func BenchmarkOrchestration100x200(b *testing.B) {
 			perFile, strings.Join(recs, ","))
 		key, err := blobstore.RawChunkKey(p, f+1)
 		require.NoError(b, err)
-		_, err = a.blobs.Put(b.Context(), key, strings.NewReader(body), "application/json")
+		_, err = a.Blobs.Put(b.Context(), key, strings.NewReader(body), "application/json")
 		require.NoError(b, err)
 	}
 	log := slog.New(slog.DiscardHandler)
 	api := httpapi.New(httpapi.Config{Logger: log, RateLimit: -1, MaxBodyBytes: c.MaxBodyBytes}, httpapi.Deps{
-		Batches: a.queue.Batches(), QueueStats: a.queue, Datasets: a.datasets,
+		Batches: a.Queue.Batches(), QueueStats: a.Queue, Datasets: a.Datasets,
 	})
 	ts := httptest.NewServer(api.Handler())
 	b.Cleanup(ts.Close)

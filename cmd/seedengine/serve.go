@@ -17,19 +17,17 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/app"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/console"
 	"github.com/seedengine/seedengine/internal/contract"
-	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
-	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/outage"
-	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -73,146 +71,102 @@ func settingError(setting, doing string, err error) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
-// app is the wired service: the stores, the services on them, the queue
-// with its processors, and the logger.
-type app struct {
-	log      *slog.Logger
-	db       *sqlstore.DB
-	blobs    *blobstore.Store
-	keys     *sqlstore.APIKeyService
-	batchs   *sqlstore.BatchService
-	datasets *dataset.Service
-	domains  *sqlstore.DomainService
-	research *research.Service
-	liveness *sqlstore.LivenessService
-	seeds    *sqlstore.SeedService
-	// seedChecks checks active seeds; nil without an outbound fetcher.
-	seedChecks *seedcheck.Service
-	metadata   *metasync.Service
-	queue      *jobs.Queue
+// process is the application this command runs (internal/app) with the
+// logger it closes its stores with.
+type process struct {
+	*app.App
+	log *slog.Logger
 }
 
-// openApp opens the database (applying migrations), the object store, the
-// services and the queue, with every processor registered, so serve and
-// worker run the same jobs. fc is the outbound client the liveness and
-// contract processors fetch through; without one (commands and tests that
-// run no outbound work) neither is registered, so those batches are
-// refused with not_implemented rather than queued for nobody. The caller
-// closes it.
-func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client) (*app, error) {
+// openApp opens the database (applying migrations) and the object store
+// and wires the application on them (internal/app), with every processor
+// registered, so serve and worker run the same jobs. fc is the outbound
+// client the liveness, contract, orchestration and seed-check work fetches
+// through; without one (commands and tests that run no outbound work) none
+// of it is registered, so those batches are refused with not_implemented
+// rather than queued for nobody. The caller closes it.
+func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client) (*process, error) {
 	db, err := openDatabase(ctx, c, log)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{log: log, db: db}
-	if a.blobs, err = blobstore.Open(ctx, c.BlobURL); err != nil {
-		a.close()
+	p := &process{App: &app.App{DB: db}, log: log}
+	blobs, err := blobstore.Open(ctx, c.BlobURL)
+	if err != nil {
+		p.close()
 		return nil, settingError("blob-url", "open object store", err)
 	}
+	p.Blobs = blobs
 	// A store that answers but refuses (credentials, region, no such
 	// bucket) is a setting to fix: stop now, not at the first job. One that
 	// does not answer may come back: readiness reports it meanwhile.
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	err = a.blobs.Check(cctx)
+	err = blobs.Check(cctx)
 	cancel()
 	if err != nil {
 		if !outage.Is(err) {
-			a.close()
+			p.close()
 			return nil, usageError{fmt.Errorf("--blob-url: the object store refused: %v", err)}
 		}
 		log.Warn("object store not reachable at start; jobs that need it retry until it is", "event", "blob_unavailable", "err", err)
 	}
 	classifier, err := newClassifier(c)
 	if err != nil {
-		a.close()
+		p.close()
 		return nil, err
 	}
-	a.keys = sqlstore.NewAPIKeyService(db)
-	a.batchs = sqlstore.NewBatchService(db)
-	index := sqlstore.NewDatasetIndex(db)
-	a.datasets = dataset.New(dataset.Objects(a.blobs), index, log)
+	cfg := app.Config{
+		DB: db, Blobs: blobs, Logger: log, Classifier: classifier,
+		Queue: jobs.Config{
+			Workers:              c.Workers,
+			DomainWorkers:        c.DomainWorkers,
+			SeedCheckWorkers:     c.SeedCheckWorkers,
+			PollInterval:         c.QueuePollInterval,
+			MaxAttempts:          c.MaxAttempts,
+			JobTimeout:           c.JobTimeout,
+			RescueStuckJobsAfter: c.JobRescueAfter,
+			DeadProcessAfter:     c.DeadProcessAfter,
+			InsertOnly:           c.Workers == 0,
+		},
+		SeedChecks: seedcheck.Config{
+			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval, Retention: c.SeedCheckRetention,
+		},
+		SeedCheckInterval: c.SeedCheckInterval,
+		MetadataDebounce:  c.MetadataSyncDebounce,
+		MetadataInterval:  c.MetadataSyncInterval,
+		Version:           version(),
+	}
 	// Saves of up to --max-dataset-bytes are staged on disk while they are
 	// validated; under the data directory, not in a /tmp that may be RAM.
 	if c.DataDir != "" {
-		a.datasets.TempDir = filepath.Join(c.DataDir, "tmp")
-		if err := os.MkdirAll(a.datasets.TempDir, 0o700); err != nil {
-			a.close()
+		cfg.StagingDir = filepath.Join(c.DataDir, "tmp")
+		if err := os.MkdirAll(cfg.StagingDir, 0o700); err != nil {
+			p.close()
 			return nil, settingError("data-dir", "create the staging directory", err)
 		}
 	}
-	a.domains = sqlstore.NewDomainService(db)
-	a.research = research.New(a.datasets, a.domains, index, classifier, log)
-	a.queue, err = jobs.New(db.Writer(), string(db.Engine()), a.batchs, jobs.Config{
-		Workers:              c.Workers,
-		DomainWorkers:        c.DomainWorkers,
-		SeedCheckWorkers:     c.SeedCheckWorkers,
-		PollInterval:         c.QueuePollInterval,
-		MaxAttempts:          c.MaxAttempts,
-		JobTimeout:           c.JobTimeout,
-		RescueStuckJobsAfter: c.JobRescueAfter,
-		DeadProcessAfter:     c.DeadProcessAfter,
-		InsertOnly:           c.Workers == 0,
-		Logger:               log,
-		ReadDB:               db.Reader(),
-	})
-	if err != nil {
-		a.close()
-		return nil, fmt.Errorf("create queue: %w", err)
-	}
-	a.queue.Register(seedengine.BatchResearch, research.ChunkProcessor(a.research))
-	a.liveness = sqlstore.NewLivenessService(db)
 	if fc != nil {
-		prober := liveness.New(fc, liveness.Config{})
-		a.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(prober, classifier, a.liveness, a.blobs))
-		// Once a batch finishes, its per-chunk JSONL parts are merged into
-		// one {batch}.jsonl.
-		a.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(a.blobs))
-	}
-	a.seeds = sqlstore.NewSeedService(db)
-	if fc != nil {
-		d := contract.New(fc, contract.Config{MaxRequests: c.ContractMaxRequests, Deadline: c.ContractDeadline})
-		a.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(d, a.seeds, a.blobs))
-		collector := orchestrate.NewCollector(fc, a.blobs, orchestrate.CollectorConfig{}, log)
-		a.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(a.blobs, classifier, collector, log))
-		a.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(a.blobs, a.batchs))
-		a.seedChecks = seedcheck.NewService(a.seeds, seedcheck.NewChecker(fc, nil), seedcheck.Config{
-			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval,
-			Retention: c.SeedCheckRetention, Logger: log,
-			// A seed turning moved, gone, failing or stale gets a contract
-			// run of its domain, whose finding becomes a proposed version.
-			Batches: a.queue,
-		})
-		a.queue.RegisterSeedChecks(a.seedChecks, c.SeedCheckInterval)
-		a.queue.RegisterSeedDrift(a.seedChecks.Drift)
+		cfg.Prober = liveness.New(fc, liveness.Config{})
+		cfg.Contract = contract.New(fc, contract.Config{MaxRequests: c.ContractMaxRequests, Deadline: c.ContractDeadline})
+		cfg.Collect = fc
+		cfg.SeedCheck = fc
 	}
 	if c.AlertWebhookURL != "" {
-		// Health changes queue their alert as they are recorded.
-		a.queue.SetAlertWebhook(jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL})
+		cfg.Alerts = &jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL}
 	}
-
-	metaStore := a.queue.MetadataTasks(sqlstore.NewMetadataService(db))
-	var syncer *metasync.Syncer
 	if c.MetadataGitURL != "" {
-		if syncer, err = metasync.NewSyncer(c.gitConfig(), log); err != nil {
-			a.close()
+		if cfg.MetadataSyncer, err = metasync.NewSyncer(c.gitConfig(), log); err != nil {
+			p.close()
 			return nil, settingError("metadata-git-url", "metadata sync", err)
 		}
 	}
-	a.metadata = metasync.NewService(metaStore, syncer, version(), c.MetadataSyncDebounce, log)
-	every := c.MetadataSyncInterval
-	if syncer == nil {
-		every = 0 // nothing to push to
+	a, err := app.New(cfg)
+	if err != nil {
+		p.close()
+		return nil, err
 	}
-	a.queue.RegisterMetadata(a.metadata, every)
-	if syncer != nil {
-		// A finished research batch changes the snapshot: request a sync,
-		// which batches finishing close together share.
-		a.queue.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, b *seedengine.Batch) error {
-			_, _, err := a.metadata.TriggerMetadataSync(ctx, seedengine.TriggerBatchCompleted)
-			return err
-		})
-	}
-	return a, nil
+	p.App = a
+	return p, nil
 }
 
 // newClassifier builds the URL classifier: the embedded authority rules,
@@ -233,15 +187,15 @@ func newClassifier(c *Config) (*discover.Classifier, error) {
 	return cl, nil
 }
 
-func (a *app) close() {
-	if a.blobs != nil {
-		if err := a.blobs.Close(); err != nil {
-			a.log.Error("close object store", "event", "close_failed", "err", err)
+func (p *process) close() {
+	if p.Blobs != nil {
+		if err := p.Blobs.Close(); err != nil {
+			p.log.Error("close object store", "event", "close_failed", "err", err)
 		}
 	}
-	if a.db != nil {
-		if err := a.db.Close(); err != nil {
-			a.log.Error("close database", "event", "close_failed", "err", err)
+	if p.DB != nil {
+		if err := p.DB.Close(); err != nil {
+			p.log.Error("close database", "event", "close_failed", "err", err)
 		}
 	}
 }
@@ -294,14 +248,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer a.close()
 	// An API-only serve checks too: the jobs it enqueues carry its
 	// max-attempts, and it answers for the metadata remote.
-	if err := checkDeployment(ctx, a.db, c, recordSettings, log); err != nil {
+	if err := checkDeployment(ctx, a.DB, c, recordSettings, log); err != nil {
 		return err
 	}
 
 	var srv *http.Server
 	var ln net.Listener
 	if withAPI {
-		n, err := a.keys.CountActiveAPIKeys(ctx)
+		n, err := a.Keys.CountActiveAPIKeys(ctx)
 		if err != nil {
 			return fmt.Errorf("count API keys: %w", err)
 		}
@@ -333,38 +287,20 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			// Revoking the last key must not open a server that others can reach.
 			RequireKeys:    !isLoopbackAddr(c.Addr) || len(c.trustedProxies) > 0,
 			TrustedProxies: c.trustedProxies,
-		}, httpapi.Deps{
-			APIKeys:    a.keys,
-			Batches:    a.queue.Batches(),
-			QueueStats: a.queue,
-			Datasets:   research.RegisteringDatasets(a.datasets, a.research),
-			Research:   a.research,
-			Domains:    a.domains,
-			Liveness:   a.liveness,
-			Seeds:      a.seeds,
-			SeedChecks: a.seeds,
-			// A check asked for through the API runs on any working
-			// process; the job's worker is registered everywhere.
-			SeedCheckQueue: a.queue,
-			Objects:        dataset.Objects(a.blobs),
-			Console:        consoleHandler,
-			DeadLetters:    a.queue,
-			Metadata:       a.metadata,
-			MetadataSync:   a.metadata,
-			Checks: map[string]seedengine.Checker{
-				"database":     seedengine.CheckerFunc(a.db.Check),
-				"object_store": seedengine.CheckerFunc(a.blobs.Check),
-				"queue":        seedengine.CheckerFunc(a.queue.Check),
-			},
-		})
-		queueUI, err := a.queue.UIHandler("/console/queue/")
+		}, func() httpapi.Deps {
+			d := a.Deps()
+			d.Console = consoleHandler
+			return d
+		}())
+
+		queueUI, err := a.Queue.UIHandler("/console/queue/")
 		if err != nil {
 			return err
 		}
 		con = console.New(console.Config{Version: version(), Logger: log}, console.Deps{
 			API:      api,
-			Keys:     a.keys,
-			Sessions: sqlstore.NewConsoleSessionService(a.db),
+			Keys:     a.Keys,
+			Sessions: sqlstore.NewConsoleSessionService(a.DB),
 			QueueUI:  queueUI,
 		})
 		ln, err = net.Listen("tcp", c.Addr)
@@ -383,7 +319,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	// The queue outlives ctx: a signal must stop it gracefully through Stop,
 	// not cancel the jobs in flight.
-	if err := a.queue.Start(context.WithoutCancel(ctx)); err != nil {
+	if err := a.Queue.Start(context.WithoutCancel(ctx)); err != nil {
 		if ln != nil {
 			ln.Close()
 		}
@@ -420,7 +356,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		})
 	}
 	wg.Go(func() {
-		if err := a.queue.Stop(shutdownCtx); err != nil {
+		if err := a.Queue.Stop(shutdownCtx); err != nil {
 			log.Error("queue stop", "event", "shutdown_queue_failed", "err", err)
 		}
 	})

@@ -93,7 +93,7 @@ func (e *uploadEnv) run(t *testing.T, extra ...string) (string, string, error) {
 
 // open opens the data directory's stores as serve would; the caller
 // closes them.
-func (e *uploadEnv) open(t *testing.T) *app {
+func (e *uploadEnv) open(t *testing.T) *process {
 	t.Helper()
 	c, _, err := parseConfig("serve", "", groupStore|groupQueue|groupDiscover, []string{"--data-dir", e.dataDir}, func(string) string { return "" }, nil, nil)
 	require.NoError(t, err)
@@ -120,7 +120,7 @@ func TestUpload(t *testing.T) {
 	// must not be overwritten.
 	{
 		a := e.open(t)
-		_, err := a.blobs.Put(t.Context(), "raw/country=sg/category=news/date=2026-01-28/raw_0002.json", strings.NewReader(`{"keep":"me"}`), "")
+		_, err := a.Blobs.Put(t.Context(), "raw/country=sg/category=news/date=2026-01-28/raw_0002.json", strings.NewReader(`{"keep":"me"}`), "")
 		require.NoError(t, err)
 		a.close()
 	}
@@ -149,8 +149,8 @@ func TestUpload(t *testing.T) {
 		"raw/country=sg/category=news/date=2026-01-28/raw_0001.json",
 		"raw/country=sg/category=news/date=2026-01-28/raw_0002.json",
 		"raw/country=sg/category=news/date=2026-01-28/raw_0003.json",
-	}, storedKeys(t, a.blobs), "no .success checkpoint: upload is not the seed file processor")
-	rc, _, err := a.blobs.NewReader(t.Context(), "raw/country=sg/category=news/date=2026-01-28/raw_0002.json")
+	}, storedKeys(t, a.Blobs), "no .success checkpoint: upload is not the seed file processor")
+	rc, _, err := a.Blobs.NewReader(t.Context(), "raw/country=sg/category=news/date=2026-01-28/raw_0002.json")
 	require.NoError(t, err)
 	var kept bytes.Buffer
 	_, _ = kept.ReadFrom(rc)
@@ -160,7 +160,7 @@ func TestUpload(t *testing.T) {
 	// Indexed with an upload origin, and the domains registered, so the
 	// research reads see the upload.
 	sg := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
-	rp, err := a.research.FindResearchPartition(t.Context(), sg, 50, 0)
+	rp, err := a.Research.FindResearchPartition(t.Context(), sg, 50, 0)
 	require.NoError(t, err)
 	require.Len(t, rp.ChunkList, 2)
 	for _, c := range rp.ChunkList {
@@ -195,7 +195,7 @@ func TestUploadDryRunWritesNothing(t *testing.T) {
 	require.ErrorIs(t, statErr, os.ErrNotExist)
 	a := e.open(t)
 	defer a.close()
-	require.Empty(t, storedKeys(t, a.blobs))
+	require.Empty(t, storedKeys(t, a.Blobs))
 }
 
 func TestUploadOnlyValidFilesSucceeds(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/app"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
-	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
@@ -93,48 +93,25 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = blobs.Close() })
 
-	s := &stack{db: db, blobs: blobs}
-	index := sqlstore.NewDatasetIndex(db)
-	s.datasets = dataset.New(dataset.Objects(blobs), index, nil)
-	s.domains = sqlstore.NewDomainService(db)
-	var w research.DatasetWriter = s.datasets
-	if cfg.wrap != nil {
-		w = cfg.wrap(w)
-	}
-	s.research = research.New(w, s.domains, index, discover.DefaultClassifier(), nil)
-	s.batchSvc = sqlstore.NewBatchService(db)
-	s.queue, err = jobs.New(db.Writer(), string(db.Engine()), s.batchSvc, cfg.jobs)
-	require.NoError(t, err)
-	s.queue.Register(seedengine.BatchResearch, research.ChunkProcessor(s.research))
-	s.liveness = sqlstore.NewLivenessService(db)
-	if cfg.prober != nil {
-		s.queue.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.prober, discover.DefaultClassifier(), s.liveness, blobs))
-		s.queue.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(blobs))
-	}
-	s.seeds = sqlstore.NewSeedService(db)
-	if cfg.contract != nil {
-		s.queue.Register(seedengine.BatchContract, contract.ChunkProcessor(cfg.contract, s.seeds, blobs))
-	}
-	if cfg.collect != nil {
-		collector := orchestrate.NewCollector(cfg.collect, blobs, orchestrate.CollectorConfig{}, nil)
-		s.queue.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
-		s.queue.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, s.batchSvc))
+	// The application as cmd/seedengine wires it (internal/app), with the
+	// test's stand-ins for the outbound work.
+	ac := app.Config{
+		DB: db, Blobs: blobs, Queue: cfg.jobs, Version: "test",
+		Prober: cfg.prober, Contract: cfg.contract, Collect: cfg.collect, WrapResearchWriter: cfg.wrap,
 	}
 	if m := cfg.metadata; m != nil {
-		store := s.queue.MetadataTasks(sqlstore.NewMetadataService(db))
-		var syncer *metasync.Syncer
 		if m.gitURL != "" {
-			syncer, err = metasync.NewSyncer(metasync.GitConfig{URL: m.gitURL, WorkDir: m.workDir}, nil)
+			ac.MetadataSyncer, err = metasync.NewSyncer(metasync.GitConfig{URL: m.gitURL, WorkDir: m.workDir}, nil)
 			require.NoError(t, err)
 		}
-		s.metadata = metasync.NewService(store, syncer, "test", m.debounce, nil)
-		s.queue.RegisterMetadata(s.metadata, m.every)
-		if syncer != nil {
-			s.queue.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch) error {
-				_, _, err := s.metadata.TriggerMetadataSync(ctx, seedengine.TriggerBatchCompleted)
-				return err
-			})
-		}
+		ac.MetadataInterval, ac.MetadataDebounce = m.every, m.debounce
+	}
+	a, err := app.New(ac)
+	require.NoError(t, err)
+	s := &stack{db: db, blobs: blobs, batchSvc: a.Batches, datasets: a.Datasets, domains: a.Domains, research: a.Research,
+		liveness: a.Liveness, seeds: a.Seeds, queue: a.Queue}
+	if cfg.metadata != nil {
+		s.metadata = a.Metadata
 	}
 	if cfg.startQueue {
 		require.NoError(t, s.queue.Start(t.Context()))
@@ -145,19 +122,19 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		})
 	}
 	s.env = setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
-		d.Batches = s.queue.Batches()
-		d.QueueStats = s.queue
-		d.Datasets = s.datasets
-		d.Research = s.research
-		d.Domains = s.domains
-		d.Liveness = s.liveness
-		d.Seeds = s.seeds
-		d.Objects = dataset.Objects(s.blobs)
-		d.DeadLetters = s.queue
-		d.Checks = map[string]seedengine.Checker{"database": db, "object_store": blobs}
-		if s.metadata != nil {
-			d.Metadata, d.MetadataSync = s.metadata, s.metadata
+		deps := a.Deps()
+		if !cfg.startQueue {
+			// A queue that was not started is not ready: readiness here
+			// is the stores'.
+			delete(deps.Checks, "queue")
 		}
+		if s.metadata == nil {
+			// Without a metadata option the stack serves no metadata.
+			deps.Metadata, deps.MetadataSync = nil, nil
+		}
+		keys := d.APIKeys // the env's key service
+		*d = deps
+		d.APIKeys = keys
 	})
 	return s
 }

@@ -1,0 +1,213 @@
+// Package app wires seedengine once: the stores, the services on them and
+// the queue with every job kind registered. cmd/seedengine runs it (serve
+// and worker alike) and the whole-application flow tests build the same
+// application, so the two cannot drift apart.
+//
+// The caller opens the database and the object store and says what
+// outbound work this process can do; app builds the rest.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/metasync"
+	"github.com/seedengine/seedengine/internal/orchestrate"
+	"github.com/seedengine/seedengine/internal/research"
+	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+)
+
+// Config is what New wires. DB and Blobs are required.
+type Config struct {
+	DB     *sqlstore.DB
+	Blobs  *blobstore.Store
+	Logger *slog.Logger // nil: discard
+	// Classifier classifies URLs; nil: discover.DefaultClassifier().
+	Classifier *discover.Classifier
+	// Queue configures the job queue; its Logger and ReadDB default to
+	// Logger and DB.Reader().
+	Queue jobs.Config
+	// StagingDir holds dataset saves while they are validated; "": the
+	// system's temporary directory.
+	StagingDir string
+
+	// The outbound work this process can do. Each nil leaves its batches
+	// refused with not_implemented rather than queued for nobody.
+
+	// Prober probes domains for liveness batches.
+	Prober liveness.DomainProber
+	// Contract runs the contract search of contract batches.
+	Contract contract.Runner
+	// Collect fetches for the orchestration's domain collector.
+	Collect orchestrate.Fetcher
+	// SeedCheck fetches the entries of active seeds for seed checks,
+	// queued every SeedCheckInterval (0: none scheduled, checks asked for
+	// through the API still run).
+	SeedCheck         seedcheck.Fetcher
+	SeedChecks        seedcheck.Config
+	SeedCheckInterval time.Duration
+
+	// Alerts, when set, receives seed health changes.
+	Alerts *jobs.AlertWebhook
+
+	// MetadataSyncer pushes the metadata snapshot to git; nil: no sync,
+	// so no schedule and no sync after research batches.
+	MetadataSyncer   *metasync.Syncer
+	MetadataDebounce time.Duration
+	MetadataInterval time.Duration
+	Version          string
+
+	// WrapResearchWriter, when set, wraps what research writes raw chunks
+	// through (tests inject faults with it).
+	WrapResearchWriter func(research.DatasetWriter) research.DatasetWriter
+}
+
+// App is the wired application.
+type App struct {
+	DB       *sqlstore.DB
+	Blobs    *blobstore.Store
+	Keys     *sqlstore.APIKeyService
+	Batches  *sqlstore.BatchService
+	Datasets *dataset.Service
+	Domains  *sqlstore.DomainService
+	Research *research.Service
+	Liveness *sqlstore.LivenessService
+	Seeds    *sqlstore.SeedService
+	// SeedChecks checks active seeds; nil without Config.SeedCheck.
+	SeedChecks *seedcheck.Service
+	Metadata   *metasync.Service
+	Queue      *jobs.Queue
+}
+
+// New builds the services and the queue and registers every job kind this
+// process can run. The queue is not started.
+func New(cfg Config) (*App, error) {
+	if cfg.DB == nil || cfg.Blobs == nil {
+		return nil, seedengine.Errorf(seedengine.EINVALID, "app needs a database and an object store")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	classifier := cfg.Classifier
+	if classifier == nil {
+		classifier = discover.DefaultClassifier()
+	}
+	db, blobs := cfg.DB, cfg.Blobs
+	a := &App{DB: db, Blobs: blobs}
+	a.Keys = sqlstore.NewAPIKeyService(db)
+	a.Batches = sqlstore.NewBatchService(db)
+	index := sqlstore.NewDatasetIndex(db)
+	a.Datasets = dataset.New(dataset.Objects(blobs), index, log)
+	a.Datasets.TempDir = cfg.StagingDir
+	a.Domains = sqlstore.NewDomainService(db)
+	var w research.DatasetWriter = a.Datasets
+	if cfg.WrapResearchWriter != nil {
+		w = cfg.WrapResearchWriter(w)
+	}
+	a.Research = research.New(w, a.Domains, index, classifier, log)
+	a.Liveness = sqlstore.NewLivenessService(db)
+	a.Seeds = sqlstore.NewSeedService(db)
+
+	qc := cfg.Queue
+	if qc.Logger == nil {
+		qc.Logger = log
+	}
+	if qc.ReadDB == nil {
+		qc.ReadDB = db.Reader()
+	}
+	var err error
+	if a.Queue, err = jobs.New(db.Writer(), string(db.Engine()), a.Batches, qc); err != nil {
+		return nil, fmt.Errorf("create queue: %w", err)
+	}
+	q := a.Queue
+
+	// The batch kinds, one line each: the processor of its chunks and,
+	// for some, a finisher once the batch has its final status.
+	q.Register(seedengine.BatchResearch, research.ChunkProcessor(a.Research))
+	if cfg.Prober != nil {
+		q.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.Prober, classifier, a.Liveness, blobs))
+		// The per-chunk JSONL parts become one {batch}.jsonl.
+		q.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(blobs))
+	}
+	if cfg.Contract != nil {
+		q.Register(seedengine.BatchContract, contract.ChunkProcessor(cfg.Contract, a.Seeds, blobs))
+	}
+	if cfg.Collect != nil {
+		collector := orchestrate.NewCollector(cfg.Collect, blobs, orchestrate.CollectorConfig{}, log)
+		q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, classifier, collector, log))
+		q.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, a.Batches))
+	}
+
+	if cfg.SeedCheck != nil {
+		sc := cfg.SeedChecks
+		if sc.Logger == nil {
+			sc.Logger = log
+		}
+		// A seed turning moved, gone, failing or stale gets a contract run
+		// of its domain, whose finding becomes a proposed version.
+		sc.Batches = q
+		a.SeedChecks = seedcheck.NewService(a.Seeds, seedcheck.NewChecker(cfg.SeedCheck, nil), sc)
+		q.RegisterSeedChecks(a.SeedChecks, cfg.SeedCheckInterval)
+		q.RegisterSeedDrift(a.SeedChecks.Drift)
+	}
+	if cfg.Alerts != nil {
+		// Health changes queue their alert as they are recorded.
+		q.SetAlertWebhook(*cfg.Alerts)
+	}
+
+	a.Metadata = metasync.NewService(q.MetadataTasks(sqlstore.NewMetadataService(db)), cfg.MetadataSyncer, cfg.Version, cfg.MetadataDebounce, log)
+	every := cfg.MetadataInterval
+	if cfg.MetadataSyncer == nil {
+		every = 0 // nothing to push to
+	}
+	q.RegisterMetadata(a.Metadata, every)
+	if cfg.MetadataSyncer != nil {
+		// A finished research batch changes the snapshot: request a sync,
+		// which batches finishing close together share.
+		q.RegisterFinisher(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch) error {
+			_, _, err := a.Metadata.TriggerMetadataSync(ctx, seedengine.TriggerBatchCompleted)
+			return err
+		})
+	}
+	return a, nil
+}
+
+// Deps are the API's dependencies on this application; the caller adds
+// what only it has (the console).
+func (a *App) Deps() httpapi.Deps {
+	return httpapi.Deps{
+		APIKeys:    a.Keys,
+		Batches:    a.Queue.Batches(),
+		QueueStats: a.Queue,
+		Datasets:   research.RegisteringDatasets(a.Datasets, a.Research),
+		Research:   a.Research,
+		Domains:    a.Domains,
+		Liveness:   a.Liveness,
+		Seeds:      a.Seeds,
+		SeedChecks: a.Seeds,
+		// A check asked for through the API runs on any working process;
+		// the job's worker is registered everywhere.
+		SeedCheckQueue: a.Queue,
+		Objects:        dataset.Objects(a.Blobs),
+		DeadLetters:    a.Queue,
+		Metadata:       a.Metadata,
+		MetadataSync:   a.Metadata,
+		Checks: map[string]seedengine.Checker{
+			"database":     seedengine.CheckerFunc(a.DB.Check),
+			"object_store": seedengine.CheckerFunc(a.Blobs.Check),
+			"queue":        seedengine.CheckerFunc(a.Queue.Check),
+		},
+	}
+}
