@@ -287,3 +287,100 @@ func SplitChunks[T any](items []T, size int, input func(part []T) any) ([]*Batch
 	}
 	return chunks, nil
 }
+
+// The lifecycle rules of batches and chunks, which the store applies.
+
+// Bounds of a chunk's step and key: a key is a file key or a domain, and
+// both sit in a unique index, whose entries PostgreSQL limits to about
+// 2.7 kB.
+const (
+	MaxChunkStepLen = 64
+	MaxChunkKeyLen  = 1024
+)
+
+// ValidateNewBatch checks a batch about to be created with its chunks:
+// EINVALID for no batch, an unknown kind, no chunks, a negative chunk size
+// or item count, params, result or input that are not JSON, a step or key
+// past its bound, or two chunks of the same step and non-empty key.
+func ValidateNewBatch(b *Batch, chunks []*BatchChunk) error {
+	if b == nil {
+		return Errorf(EINVALID, "batch is required")
+	}
+	if !b.Kind.Valid() {
+		return FieldErrorf("kind", "kind %q is not a batch kind", Truncate(string(b.Kind), 40))
+	}
+	if len(chunks) == 0 {
+		return FieldErrorf("chunks", "a batch needs at least one chunk")
+	}
+	if b.ChunkSize < 0 {
+		return FieldErrorf("chunk_size", "chunk_size must not be negative")
+	}
+	if err := validJSONField("params", b.Params); err != nil {
+		return err
+	}
+	if err := validJSONField("result", b.Result); err != nil {
+		return err
+	}
+	type stepKey struct{ step, key string }
+	seen := map[stepKey]int{}
+	for i, c := range chunks {
+		if c == nil {
+			return FieldErrorf("chunks", "chunk %d is missing", i)
+		}
+		if c.Items < 0 {
+			return FieldErrorf("chunks", "chunk %d has a negative item count", i)
+		}
+		if err := validJSONField("input", c.Input); err != nil {
+			return err
+		}
+		if err := ValidateChunkStepKey("chunks", i, c); err != nil {
+			return err
+		}
+		if c.Key == "" {
+			continue
+		}
+		k := stepKey{c.Step, c.Key}
+		if j, ok := seen[k]; ok {
+			return FieldErrorf("chunks", "chunk %d repeats step %q and key %q of chunk %d",
+				i, Truncate(c.Step, 40), Truncate(c.Key, 200), j)
+		}
+		seen[k] = i
+	}
+	return nil
+}
+
+// ValidateChunkStepKey checks chunk i's step and key against their bounds,
+// as EINVALID naming field.
+func ValidateChunkStepKey(field string, i int, c *BatchChunk) error {
+	if len(c.Step) > MaxChunkStepLen {
+		return FieldErrorf(field, "chunk %d has a step longer than %d bytes", i, MaxChunkStepLen)
+	}
+	if len(c.Key) > MaxChunkKeyLen {
+		return FieldErrorf(field, "chunk %d has a key longer than %d bytes", i, MaxChunkKeyLen)
+	}
+	return nil
+}
+
+// Open reports whether a chunk in this status may still run and record an
+// outcome: queued or running.
+func (s ChunkStatus) Open() bool { return s == ChunkQueued || s == ChunkRunning }
+
+// FinalStatus is the status a batch none of whose chunks is open takes:
+// failed when no chunk got done, completed when none failed and no item
+// failed, completed_with_errors otherwise.
+func (b *Batch) FinalStatus() BatchStatus {
+	switch {
+	case b.Chunks.Done == 0:
+		return BatchFailed
+	case b.Chunks.Failed == 0 && b.Items.Failed == 0:
+		return BatchCompleted
+	}
+	return BatchCompletedWithErrors
+}
+
+func validJSONField(field string, raw []byte) error {
+	if len(raw) > 0 && !json.Valid(raw) {
+		return FieldErrorf(field, "%s is not valid JSON", field)
+	}
+	return nil
+}

@@ -97,7 +97,7 @@ func (s *BatchService) inChunkTx(ctx context.Context, fn func(ctx context.Contex
 // with two chunks of the same step and non-empty key; ECONFLICT when the
 // id is taken.
 func (s *BatchService) InsertBatchTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
-	if err := validateNewBatch(b, chunks); err != nil {
+	if err := seedengine.ValidateNewBatch(b, chunks); err != nil {
 		return err
 	}
 	if b.ID == "" {
@@ -139,52 +139,6 @@ func (s *BatchService) InsertBatchTx(ctx context.Context, tx *sql.Tx, b *seedeng
 	}
 	if err := s.insertChunks(ctx, tx, chunks, now); err != nil {
 		return fmt.Errorf("create batch %q: %w", b.ID, err)
-	}
-	return nil
-}
-
-func validateNewBatch(b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
-	if b == nil {
-		return seedengine.Errorf(seedengine.EINVALID, "batch is required")
-	}
-	if !b.Kind.Valid() {
-		return seedengine.FieldErrorf("kind", "kind %q is not a batch kind", seedengine.Truncate(string(b.Kind), 40))
-	}
-	if len(chunks) == 0 {
-		return seedengine.FieldErrorf("chunks", "a batch needs at least one chunk")
-	}
-	if b.ChunkSize < 0 {
-		return seedengine.FieldErrorf("chunk_size", "chunk_size must not be negative")
-	}
-	if err := validJSON("params", b.Params); err != nil {
-		return err
-	}
-	if err := validJSON("result", b.Result); err != nil {
-		return err
-	}
-	seen := map[stepKey]int{}
-	for i, c := range chunks {
-		if c == nil {
-			return seedengine.FieldErrorf("chunks", "chunk %d is missing", i)
-		}
-		if c.Items < 0 {
-			return seedengine.FieldErrorf("chunks", "chunk %d has a negative item count", i)
-		}
-		if err := validJSON("input", c.Input); err != nil {
-			return err
-		}
-		if err := validateChunkStepKey("chunks", i, c); err != nil {
-			return err
-		}
-		if c.Key == "" {
-			continue
-		}
-		k := stepKey{c.Step, c.Key}
-		if j, ok := seen[k]; ok {
-			return seedengine.FieldErrorf("chunks", "chunk %d repeats step %q and key %q of chunk %d",
-				i, seedengine.Truncate(c.Step, 40), seedengine.Truncate(c.Key, 200), j)
-		}
-		seen[k] = i
 	}
 	return nil
 }
@@ -461,7 +415,7 @@ func (s *BatchService) CompleteChunkTx(ctx context.Context, tx *sql.Tx, batchID 
 
 func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
 	b, c, err := s.lockChunk(ctx, tx, batchID, index)
-	if err != nil || !chunkOpen(c.Status) {
+	if err != nil || !c.Status.Open() {
 		return ChunkWrite{}, err
 	}
 	w := ChunkWrite{Batch: b}
@@ -495,24 +449,6 @@ func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID 
 	return w, err
 }
 
-// Bounds of a chunk's step and key: a key is a file key or a domain, and
-// both sit in a unique index, whose entries PostgreSQL limits to about
-// 2.7 kB.
-const (
-	maxChunkStepLen = 64
-	maxChunkKeyLen  = 1024
-)
-
-func validateChunkStepKey(field string, i int, c *seedengine.BatchChunk) error {
-	if len(c.Step) > maxChunkStepLen {
-		return seedengine.FieldErrorf(field, "chunk %d has a step longer than %d bytes", i, maxChunkStepLen)
-	}
-	if len(c.Key) > maxChunkKeyLen {
-		return seedengine.FieldErrorf(field, "chunk %d has a key longer than %d bytes", i, maxChunkKeyLen)
-	}
-	return nil
-}
-
 func validateSpawn(spawn []*seedengine.BatchChunk, result json.RawMessage) error {
 	if len(spawn) == 0 {
 		return nil
@@ -535,7 +471,7 @@ func validateSpawn(spawn []*seedengine.BatchChunk, result json.RawMessage) error
 		case len(c.Input) > 0 && !json.Valid(c.Input):
 			return seedengine.FieldErrorf("spawn", "spawned chunk %d has input that is not valid JSON", i)
 		}
-		if err := validateChunkStepKey("spawn", i, c); err != nil {
+		if err := seedengine.ValidateChunkStepKey("spawn", i, c); err != nil {
 			return err
 		}
 	}
@@ -700,7 +636,7 @@ func (s *BatchService) FailChunkTx(ctx context.Context, tx *sql.Tx, batchID stri
 		}
 
 		b, c, err := s.lockChunk(ctx, tx, batchID, index)
-		if err != nil || !chunkOpen(c.Status) {
+		if err != nil || !c.Status.Open() {
 			return err
 		}
 		now := nowUTC()
@@ -720,10 +656,6 @@ func (s *BatchService) FailChunkTx(ctx context.Context, tx *sql.Tx, batchID stri
 		return ChunkWrite{}, fmt.Errorf("fail batch chunk %q/%d: %w", batchID, index, err)
 	}
 	return w, nil
-}
-
-func chunkOpen(st seedengine.ChunkStatus) bool {
-	return st == seedengine.ChunkQueued || st == seedengine.ChunkRunning
 }
 
 // lockChunk reads a batch and one of its chunks for update, batch first.
@@ -764,7 +696,7 @@ func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengin
 		}
 		b.Status = seedengine.BatchRunning
 		if b.Chunks.Done+b.Chunks.Failed >= b.Chunks.Total {
-			b.Status = finalStatus(b)
+			b.Status = b.FinalStatus()
 			b.FinishedAt = &now
 			finished = true
 		}
@@ -778,17 +710,6 @@ func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengin
 		b.Items.Total, b.Items.Succeeded, b.Items.Failed,
 		jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
 	return finished && err == nil, err
-}
-
-// finalStatus is the status of a batch none of whose chunks is open.
-func finalStatus(b *seedengine.Batch) seedengine.BatchStatus {
-	switch {
-	case b.Chunks.Done == 0:
-		return seedengine.BatchFailed
-	case b.Chunks.Failed == 0 && b.Items.Failed == 0:
-		return seedengine.BatchCompleted
-	}
-	return seedengine.BatchCompletedWithErrors
 }
 
 func scanBatch(row rowScanner, extra ...any) (*seedengine.Batch, error) {
