@@ -2,12 +2,18 @@
 // the same database as the batches, so a batch and its jobs commit together
 // and a crash loses neither.
 //
-// Every chunk of a batch is one River job (ResearchChunkArgs,
-// LivenessChunkArgs, ContractChunkArgs, OrchestrationFileArgs). One generic
-// worker runs them all: it marks the chunk started, hands it to the
+// The queue owns the transactions of the batch engine, and internal/sqlstore
+// writes rows inside them: CreateBatch writes a batch's rows and one River
+// job per chunk in one transaction; every chunk of a batch is one River job
+// (ResearchChunkArgs, LivenessChunkArgs, ContractChunkArgs,
+// OrchestrationFileArgs, OrchestrationDomainArgs), and one generic worker
+// runs them all: it marks the chunk started, hands it to the
 // ChunkProcessor registered for the batch's kind, and records the outcome
-// through seedengine.BatchService, completing the River job in the same
-// transaction. Execution is at least once (a killed process's jobs run
+// (sqlstore's CompleteChunkTx), the jobs of the chunks it spawned, the
+// batch's finisher job when it finished and the River job's completion in
+// one transaction. This package may import sqlstore; sqlstore knows
+// nothing of River, and every query of River's tables is here
+// (docs/architecture.md). Execution is at least once (a killed process's jobs run
 // again), but a chunk's outcome counts exactly once: either the outcome and
 // the job's completion both commit, or neither does and the job runs again,
 // and a run that finds its chunk already recorded only completes the job.

@@ -2,8 +2,11 @@
 // chunks, the domain registry and the index of raw dataset chunks) in
 // SQLite or PostgreSQL behind the root package's service interfaces.
 //
-// The job queue (River) lives in the same database, so a record and the jobs
-// that need it are written in one transaction. On SQLite that shapes the
+// The job queue (River, internal/jobs) lives in the same database, so a
+// record and the jobs that need it are written in one transaction: the
+// queue runs it (InTx, InChunkTx) and the store's Tx functions write the
+// rows inside it and report what changed. The store imports only the root
+// package and never queries River's tables. On SQLite that shapes the
 // pools: writes, River included, go through one connection (SQLite allows one
 // writer at a time, and a second writing connection would only meet "database
 // is locked"), while API reads use a separate read-only pool that WAL lets
