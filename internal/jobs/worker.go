@@ -141,7 +141,7 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 		return r.fail(ctx, river.JobCancel(errors.New("batch cancelled")), false)
 	case c.Status == seedengine.ChunkDone || c.Status == seedengine.ChunkFailed:
 		// An earlier run recorded the outcome; only the job is left to
-		// complete, which CompleteBatchChunk does without counting again.
+		// complete, which completeChunk does without counting again.
 		recorded = true
 	default:
 		out, err = runProcessor(ctx, p, b, c)
