@@ -59,7 +59,7 @@ type seedCheckQueued struct {
 	SeedID string `json:"seed_id"`
 	// JobID is the check's job (River UI: /console/queue/jobs/{id}).
 	JobID int64 `json:"job_id"`
-	// Queued is false when a check of the seed was already waiting or
+	// Queued is false when a check of the seed asked for now was already waiting or
 	// running: job_id is that one.
 	Queued bool `json:"queued"`
 }

@@ -138,4 +138,6 @@ func (c *recordingChecker) CheckSeed(ctx context.Context, id string, inTx func(c
 
 func (c *recordingChecker) DueSeeds(context.Context, int) ([]string, error) { return nil, nil }
 
+func (c *recordingChecker) DueSeed(context.Context, string) (bool, error) { return true, nil }
+
 func (c *recordingChecker) PruneChecks(context.Context) error { return nil }

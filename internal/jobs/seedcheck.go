@@ -18,8 +18,13 @@ import (
 const QueueSeedChecks = "seed_checks"
 
 // SeedCheckArgs are the args of the job that checks one seed's entry.
+// A scheduled check (Now false) that finds its seed no longer due (checked
+// since the round read it as due) does nothing; a check asked for now
+// always checks. The two are unique apart, so asking for a check now never
+// joins a scheduled one that would then do nothing.
 type SeedCheckArgs struct {
 	SeedID string `json:"seed_id"`
+	Now    bool   `json:"now,omitempty"`
 }
 
 // Kind names the job's worker. It is stored with every job, so it never
@@ -27,7 +32,8 @@ type SeedCheckArgs struct {
 func (SeedCheckArgs) Kind() string { return "seed_check" }
 
 // InsertOpts puts checks on QueueSeedChecks, one waiting or running job
-// per seed at most: a seed already queued is not queued again.
+// per seed (and per Now) at most: a seed already queued is not queued
+// again.
 func (SeedCheckArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueSeedChecks, UniqueOpts: river.UniqueOpts{
 		ByArgs: true,
@@ -56,6 +62,8 @@ type SeedChecker interface {
 	CheckSeed(ctx context.Context, seedID string, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error
 	// DueSeeds lists up to limit seeds whose check is due.
 	DueSeeds(ctx context.Context, limit int) ([]string, error)
+	// DueSeed reports whether one seed's check is due.
+	DueSeed(ctx context.Context, seedID string) (bool, error)
 	// PruneChecks deletes checks past their retention; the schedule
 	// calls it at most once an hour per process.
 	PruneChecks(ctx context.Context) error
@@ -97,10 +105,10 @@ func (q *Queue) seedCheckRunner() (SeedChecker, time.Duration) {
 }
 
 // EnqueueSeedCheck queues a check of a seed to run now and returns its
-// job id; when one is already waiting or running, that job's id and
-// false.
+// job id; when one asked for now is already waiting or running, that
+// job's id and false.
 func (q *Queue) EnqueueSeedCheck(ctx context.Context, seedID string) (int64, bool, error) {
-	res, err := q.client.Insert(ctx, SeedCheckArgs{SeedID: seedID}, nil)
+	res, err := q.client.Insert(ctx, SeedCheckArgs{SeedID: seedID, Now: true}, nil)
 	if err != nil {
 		return 0, false, fmt.Errorf("enqueue seed check %s: %w", seedID, err)
 	}
@@ -117,6 +125,19 @@ func (w *seedCheckWorker) Work(ctx context.Context, job *river.Job[SeedCheckArgs
 	c, _ := w.q.seedCheckRunner()
 	if c == nil {
 		return fmt.Errorf("no seed checker in this process")
+	}
+	if !job.Args.Now {
+		// A round reads the due seeds and then queues them: a check that
+		// committed in between (one asked for now, another round's) has
+		// made this one unneeded.
+		due, err := c.DueSeed(ctx, job.Args.SeedID)
+		if err != nil {
+			return err
+		}
+		if !due {
+			w.q.log.Debug("seed checked since this check was queued", "event", "seed_check_not_due", "seed_id", job.Args.SeedID)
+			return nil
+		}
 	}
 	// What the check's change of health calls for is queued, and the job
 	// completes, in the transaction that records the check: a change is

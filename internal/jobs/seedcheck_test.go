@@ -7,9 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -21,6 +23,7 @@ type fakeChecker struct {
 	checked map[string]int
 	block   chan struct{} // CheckSeed waits on it when set
 	pruned  int
+	notDue  map[string]bool
 }
 
 func (f *fakeChecker) CheckSeed(ctx context.Context, id string, _ func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) error {
@@ -46,6 +49,12 @@ func (f *fakeChecker) DueSeeds(context.Context, int) ([]string, error) {
 	out := f.due
 	f.due = nil // due once: the check moves them on
 	return out, nil
+}
+
+func (f *fakeChecker) DueSeed(_ context.Context, id string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.notDue[id], nil
 }
 
 func (f *fakeChecker) PruneChecks(context.Context) error {
@@ -100,5 +109,23 @@ func TestSeedCheckJobs(t *testing.T) {
 			return inserted
 		}, 20*time.Second, 20*time.Millisecond, "a check once the last one ended")
 		require.Eventually(t, func() bool { return f.count("d::news") == 2 }, 20*time.Second, 20*time.Millisecond)
+
+		// A scheduled check of a seed checked since its round read it as
+		// due does nothing; a check asked for now still checks.
+		f.mu.Lock()
+		f.notDue = map[string]bool{"e::news": true}
+		f.mu.Unlock()
+		res, err := tb.q.Client().Insert(t.Context(), jobs.SeedCheckArgs{SeedID: "e::news"}, nil)
+		require.NoError(t, err)
+		require.Eventually(t, func() bool {
+			j, err := tb.q.Client().JobGet(t.Context(), res.Job.ID)
+			require.NoError(t, err)
+			return j.State == rivertype.JobStateCompleted
+		}, 20*time.Second, 20*time.Millisecond)
+		require.Zero(t, f.count("e::news"), "not due: not checked")
+		_, inserted, err = tb.q.EnqueueSeedCheck(t.Context(), "e::news")
+		require.NoError(t, err)
+		require.True(t, inserted)
+		require.Eventually(t, func() bool { return f.count("e::news") == 1 }, 20*time.Second, 20*time.Millisecond)
 	})
 }

@@ -23,6 +23,7 @@ type Store interface {
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
 	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedHealth, error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
+	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
@@ -228,6 +229,16 @@ func DriftBatch(sd *seedengine.Seed, c seedengine.SeedHealthChange, now time.Tim
 // DueSeeds lists up to limit active or suspended seeds whose check is due.
 func (s *Service) DueSeeds(ctx context.Context, limit int) ([]string, error) {
 	return s.store.DueSeedChecks(ctx, s.cfg.Now(), []seedengine.SeedStatus{seedengine.SeedActive, seedengine.SeedSuspended}, limit)
+}
+
+// DueSeed reports whether a seed's check is due: never checked, or its
+// next check's time has come.
+func (s *Service) DueSeed(ctx context.Context, seedID string) (bool, error) {
+	_, next, err := s.store.FindSeedHealth(ctx, seedID)
+	if err != nil {
+		return false, err
+	}
+	return next.IsZero() || !next.After(s.cfg.Now()), nil
 }
 
 // PruneChecks deletes the checks older than the retention.
