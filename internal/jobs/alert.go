@@ -58,9 +58,7 @@ type AlertWebhook struct {
 // SetAlertWebhook makes this queue deliver alerts to w; without it, alert
 // jobs wait (retrying) for a process that has one. Call it before Start.
 func (q *Queue) SetAlertWebhook(w AlertWebhook) {
-	if q.state.Load() != stateIdle {
-		panic("jobs: SetAlertWebhook after Start")
-	}
+	q.mustWire("SetAlertWebhook", false)
 	if w.Client == nil {
 		w.Client = &http.Client{Timeout: 10 * time.Second}
 	}

@@ -28,12 +28,7 @@ type DriftFunc func(ctx context.Context, c seedengine.SeedHealthChange) error
 
 // RegisterSeedDrift makes fn handle drift jobs. Call it before Start.
 func (q *Queue) RegisterSeedDrift(fn DriftFunc) {
-	if fn == nil {
-		panic("jobs: RegisterSeedDrift of a nil func")
-	}
-	if q.state.Load() != stateIdle {
-		panic("jobs: RegisterSeedDrift after Start")
-	}
+	q.mustWire("RegisterSeedDrift", fn == nil)
 	q.mu.Lock()
 	q.drift = fn
 	q.mu.Unlock()

@@ -60,12 +60,7 @@ const metadataConflictWait = 5 * time.Second
 // above zero, requests a scheduled sync every that often (on the leader
 // process only). Call it before Start.
 func (q *Queue) RegisterMetadata(r MetadataRunner, every time.Duration) {
-	if r == nil {
-		panic("jobs: RegisterMetadata of a nil runner")
-	}
-	if q.state.Load() != stateIdle {
-		panic("jobs: RegisterMetadata after Start")
-	}
+	q.mustWire("RegisterMetadata", r == nil)
 	q.mu.Lock()
 	q.metadata = r
 	q.mu.Unlock()

@@ -318,6 +318,17 @@ func (q *Queue) Register(kind seedengine.BatchKind, p ChunkProcessor) {
 	register(q, "Register", q.processors, kind, p, p == nil)
 }
 
+// mustWire panics on the wiring mistakes the Register and Set methods
+// document: a nil argument, or a call once the queue has started.
+func (q *Queue) mustWire(method string, isNil bool) {
+	if isNil {
+		panic("jobs: " + method + " of nil")
+	}
+	if q.state.Load() != stateIdle {
+		panic("jobs: " + method + " after Start")
+	}
+}
+
 // register adds fn to m under kind for Register and RegisterFinisher,
 // panicking on the wiring mistakes both document.
 func register[F any](q *Queue, method string, m map[seedengine.BatchKind]F, kind seedengine.BatchKind, fn F, isNil bool) {

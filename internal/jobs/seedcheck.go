@@ -82,12 +82,7 @@ const maxDuePerRound = 5000
 // (a first start, a long stop) does not fire at once. Call it before
 // Start.
 func (q *Queue) RegisterSeedChecks(c SeedChecker, every time.Duration) {
-	if c == nil {
-		panic("jobs: RegisterSeedChecks of a nil checker")
-	}
-	if q.state.Load() != stateIdle {
-		panic("jobs: RegisterSeedChecks after Start")
-	}
+	q.mustWire("RegisterSeedChecks", c == nil)
 	q.mu.Lock()
 	q.seedChecker, q.seedCheckEvery = c, every
 	q.mu.Unlock()
