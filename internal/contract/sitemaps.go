@@ -143,15 +143,10 @@ func (r *run) addToParents(c *Candidate) {
 // room.
 func addPreview(p []PreviewItem, e sitemap.Entry) []PreviewItem {
 	const keep = 5
-	it := PreviewItem{URL: e.Loc}
-	t := e.LastMod
+	it := PreviewItem{URL: e.Loc, Date: timePtr(e.Date())}
 	if e.News != nil {
 		it.Title = e.News.Title
-		if !e.News.PublicationDate.IsZero() {
-			t = e.News.PublicationDate
-		}
 	}
-	it.Date = timePtr(t)
 	i := len(p)
 	for i > 0 && it.Date != nil && (p[i-1].Date == nil || it.Date.After(*p[i-1].Date)) {
 		i--

@@ -166,10 +166,7 @@ func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []
 		var oldest, newest time.Time
 		dated, newer := 0, 0
 		res, err := sitemap.Parse(bytes.NewReader(body), sitemap.Options{}, func(e sitemap.Entry) error {
-			d := e.LastMod
-			if e.News != nil && !e.News.PublicationDate.IsZero() {
-				d = e.News.PublicationDate
-			}
+			d := e.Date()
 			if d.IsZero() || d.After(now.Add(feed.FutureSkew)) {
 				return nil
 			}

@@ -45,6 +45,16 @@ type Entry struct {
 	News    *News     // nil unless the entry has news:news
 }
 
+// Date is when the entry was published as far as the sitemap tells: its
+// news publication date when it has one, else its lastmod (zero when
+// neither is known).
+func (e Entry) Date() time.Time {
+	if e.News != nil && !e.News.PublicationDate.IsZero() {
+		return e.News.PublicationDate
+	}
+	return e.LastMod
+}
+
 // Options bound the work Parse does. The zero value gives the sitemaps.org
 // limits.
 type Options struct {
