@@ -54,6 +54,16 @@ const (
 	StepDomain = "domain" // one domain of a partition, spawned by a file
 )
 
+// ChunkRef names one chunk of one batch. It is what a chunk's job
+// carries: each batch kind declares its job type beside its Plan as a
+// struct embedding ChunkRef with a Kind method naming the job (see
+// internal/jobs, Batch), so a job's args encode as
+// {"batch_id":…,"chunk":…} whatever its kind.
+type ChunkRef struct {
+	BatchID string `json:"batch_id"`
+	Chunk   int    `json:"chunk"` // index of the chunk in its batch
+}
+
 // BatchStatus is where a batch is in its life.
 type BatchStatus string
 

@@ -127,26 +127,40 @@ func New(cfg Config) (*App, error) {
 	if qc.ReadDB == nil {
 		qc.ReadDB = db.Reader()
 	}
+	// What this process lacks (a prober, a contract runner, a collector's
+	// fetcher) leaves its kind's processor nil: the kind's jobs are known
+	// but not run here.
+	var live, contracts, orchestration jobs.ChunkProcessor
+	if cfg.Prober != nil {
+		live = liveness.ChunkProcessor(cfg.Prober, classifier, a.Liveness, blobs)
+	}
+	if cfg.Contract != nil {
+		contracts = contract.ChunkProcessor(cfg.Contract, a.Seeds, blobs)
+	}
+	if cfg.Collect != nil {
+		collector := orchestrate.NewCollector(cfg.Collect, blobs, orchestrate.CollectorConfig{}, log)
+		orchestration = orchestrate.ChunkProcessor(blobs, classifier, collector, log)
+	}
 	var err error
-	if a.Queue, err = jobs.New(db.Writer(), string(db.Engine()), a.Batches, qc); err != nil {
+	a.Queue, err = jobs.New(db.Writer(), string(db.Engine()), a.Batches, qc,
+		// The registry of batch kinds, one line each: the job type its
+		// service declares and the processor of its chunks.
+		jobs.Batch[research.ChunkJob](seedengine.BatchResearch, research.ChunkProcessor(a.Research)),
+		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, live),
+		jobs.Batch[contract.ChunkJob](seedengine.BatchContract, contracts),
+		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, orchestration, jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)),
+	)
+	if err != nil {
 		return nil, fmt.Errorf("create queue: %w", err)
 	}
 	q := a.Queue
 
-	// The batch kinds, one line each: the processor of its chunks and,
-	// for some, a finisher once the batch has its final status.
-	q.Register(seedengine.BatchResearch, research.ChunkProcessor(a.Research))
-	if cfg.Prober != nil {
-		q.Register(seedengine.BatchLiveness, liveness.ChunkProcessor(cfg.Prober, classifier, a.Liveness, blobs))
+	// Finishers run once a batch has its final status.
+	if live != nil {
 		// The per-chunk JSONL parts become one {batch}.jsonl.
 		q.RegisterFinisher(seedengine.BatchLiveness, liveness.Finisher(blobs))
 	}
-	if cfg.Contract != nil {
-		q.Register(seedengine.BatchContract, contract.ChunkProcessor(cfg.Contract, a.Seeds, blobs))
-	}
-	if cfg.Collect != nil {
-		collector := orchestrate.NewCollector(cfg.Collect, blobs, orchestrate.CollectorConfig{}, log)
-		q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, classifier, collector, log))
+	if orchestration != nil {
 		q.RegisterFinisher(seedengine.BatchOrchestration, orchestrate.Finisher(blobs, a.Batches))
 	}
 

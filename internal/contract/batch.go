@@ -20,6 +20,13 @@ import (
 // delay, and everything to its global limit.
 const ChunkConcurrency = 20
 
+// ChunkJob is the queue job that runs one chunk of a contract batch. Its
+// kind is stored with every job, so it never changes.
+type ChunkJob struct{ seedengine.ChunkRef }
+
+// Kind names the job.
+func (ChunkJob) Kind() string { return "contract_chunk" }
+
 // ChunkInput is the input of one contract chunk.
 type ChunkInput struct {
 	DomainIDs []string `json:"domain_ids"`

@@ -56,7 +56,11 @@ func (q *Queue) CreateBatch(ctx context.Context, b *seedengine.Batch, chunks []*
 func (q *Queue) enqueueChunksTx(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, chunks []*seedengine.BatchChunk) error {
 	params := make([]river.InsertManyParams, len(chunks))
 	for i, c := range chunks {
-		params[i] = river.InsertManyParams{Args: chunkArgsFor(b.Kind, c.Step, b.ID, c.Index)}
+		p, err := q.chunkJobArgs(b, c)
+		if err != nil {
+			return err
+		}
+		params[i] = p
 	}
 	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("enqueue %d jobs of batch %s: %w", len(params), b.ID, err)

@@ -64,11 +64,13 @@ func openBenchSQLite(b *testing.B, dsnQuery string) *sqlstore.DB {
 
 func benchChunks(b *testing.B, db *sqlstore.DB) {
 	bs := sqlstore.NewBatchService(db)
-	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{Logger: slog.New(slog.DiscardHandler)})
+	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{Logger: slog.New(slog.DiscardHandler)},
+		kinds(map[seedengine.BatchKind]jobs.ChunkProcessor{
+			seedengine.BatchResearch: func(ctx context.Context, _ *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
+				return seedengine.ChunkOutcome{Succeeded: c.Items}, nil
+			},
+		})...)
 	require.NoError(b, err)
-	q.Register(seedengine.BatchResearch, func(ctx context.Context, _ *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
-		return seedengine.ChunkOutcome{Succeeded: c.Items}, nil
-	})
 	require.NoError(b, q.Start(b.Context()))
 	b.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -4,11 +4,11 @@
 //
 // The queue owns the transactions of the batch engine, and internal/sqlstore
 // writes rows inside them: CreateBatch writes a batch's rows and one River
-// job per chunk in one transaction; every chunk of a batch is one River job
-// (ResearchChunkArgs, LivenessChunkArgs, ContractChunkArgs,
-// OrchestrationFileArgs, OrchestrationDomainArgs), and one generic worker
-// runs them all: it marks the chunk started, hands it to the
-// ChunkProcessor registered for the batch's kind, and records the outcome
+// job per chunk in one transaction. Every chunk of a batch is one River
+// job of the type its kind's service declares (research.ChunkJob, …),
+// and the kinds are a registry passed to New, one Batch each (kinds.go).
+// One generic worker runs them all: it marks the chunk started, hands it
+// to the ChunkProcessor of the batch's kind, and records the outcome
 // (sqlstore's CompleteChunkTx), the jobs of the chunks it spawned, the
 // batch's finisher job when it finished and the River job's completion in
 // one transaction. This package may import sqlstore; sqlstore knows

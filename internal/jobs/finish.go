@@ -36,7 +36,16 @@ func (BatchFinishedArgs) Kind() string { return "batch_finished" }
 // registered twice or a queue already started, all of which are wiring
 // mistakes.
 func (q *Queue) RegisterFinisher(kind seedengine.BatchKind, fn func(ctx context.Context, b *seedengine.Batch) error) {
-	register(q, "RegisterFinisher", q.finishers, kind, BatchFinisherFunc(fn), fn == nil)
+	if !kind.Valid() {
+		panic(fmt.Sprintf("jobs: RegisterFinisher of unknown batch kind %q", kind))
+	}
+	q.mustWire("RegisterFinisher", fn == nil)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, dup := q.finishers[kind]; dup {
+		panic(fmt.Sprintf("jobs: RegisterFinisher of %q twice", kind))
+	}
+	q.finishers[kind] = fn
 }
 
 func (q *Queue) finisher(kind seedengine.BatchKind) BatchFinisherFunc {

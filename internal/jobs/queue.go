@@ -213,10 +213,11 @@ type Queue struct {
 	lifecycle sync.Mutex
 	state     atomic.Int32
 
-	mu         sync.RWMutex
-	processors map[seedengine.BatchKind]ChunkProcessor
-	finishers  map[seedengine.BatchKind]BatchFinisherFunc
-	metadata   MetadataRunner
+	kinds map[seedengine.BatchKind]Kind // fixed by New
+
+	mu        sync.RWMutex
+	finishers map[seedengine.BatchKind]BatchFinisherFunc
+	metadata  MetadataRunner
 
 	seedChecker    SeedChecker
 	seedCheckEvery time.Duration
@@ -233,10 +234,12 @@ type Queue struct {
 // New builds a queue on db, which must hold River's tables (applied by the
 // store's migrations). engine is EngineSQLite or EnginePostgres; on SQLite
 // db must be limited to one open connection, because River runs many
-// operations at once and SQLite would answer "database is locked". The
-// queue works no job until Register and Start are called, but enqueues
-// right away.
-func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config) (*Queue, error) {
+// operations at once and SQLite would answer "database is locked". kinds
+// are the batch kinds the queue runs, one Batch each (internal/app
+// declares them all); it panics on a kind unknown or declared twice, a
+// wiring mistake. The queue works no job until Start, but enqueues right
+// away.
+func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, kinds ...Kind) (*Queue, error) {
 	if db == nil || batches == nil {
 		return nil, seedengine.Errorf(seedengine.EINVALID, "queue needs a database and a batch service")
 	}
@@ -245,22 +248,18 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config) 
 		return nil, err
 	}
 	q := &Queue{
-		db:         db,
-		engine:     engine,
-		batches:    batches,
-		cfg:        cfg,
-		log:        cfg.Logger,
-		processors: make(map[seedengine.BatchKind]ChunkProcessor),
-		finishers:  make(map[seedengine.BatchKind]BatchFinisherFunc),
+		db:        db,
+		engine:    engine,
+		batches:   batches,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		kinds:     make(map[seedengine.BatchKind]Kind, len(kinds)),
+		finishers: make(map[seedengine.BatchKind]BatchFinisherFunc),
 	}
 	q.rescue = &rescuer{q: q, id: newClientID(), held: map[int64]int{}, suspects: map[int64]suspectSighting{}}
 
 	workers := river.NewWorkers()
-	river.AddWorker(workers, &chunkWorker[ResearchChunkArgs]{q: q})
-	river.AddWorker(workers, &chunkWorker[LivenessChunkArgs]{q: q})
-	river.AddWorker(workers, &chunkWorker[ContractChunkArgs]{q: q})
-	river.AddWorker(workers, &chunkWorker[OrchestrationFileArgs]{q: q})
-	river.AddWorker(workers, &chunkWorker[OrchestrationDomainArgs]{q: q})
+	q.addKinds(workers, kinds)
 	river.AddWorker(workers, &finishWorker{q: q})
 	river.AddWorker(workers, &metadataSyncWorker{q: q})
 	river.AddWorker(workers, &metadataScheduleWorker{q: q})
@@ -311,13 +310,6 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config) 
 	return q, nil
 }
 
-// Register makes p process the chunks of batches of kind. Call it before
-// Start; it panics for an unknown kind, a nil processor, a kind registered
-// twice or a queue already started, all of which are wiring mistakes.
-func (q *Queue) Register(kind seedengine.BatchKind, p ChunkProcessor) {
-	register(q, "Register", q.processors, kind, p, p == nil)
-}
-
 // mustWire panics on the wiring mistakes the Register and Set methods
 // document: a nil argument, or a call once the queue has started.
 func (q *Queue) mustWire(method string, isNil bool) {
@@ -327,32 +319,6 @@ func (q *Queue) mustWire(method string, isNil bool) {
 	if q.state.Load() != stateIdle {
 		panic("jobs: " + method + " after Start")
 	}
-}
-
-// register adds fn to m under kind for Register and RegisterFinisher,
-// panicking on the wiring mistakes both document.
-func register[F any](q *Queue, method string, m map[seedengine.BatchKind]F, kind seedengine.BatchKind, fn F, isNil bool) {
-	if !kind.Valid() {
-		panic(fmt.Sprintf("jobs: %s of unknown batch kind %q", method, kind))
-	}
-	if isNil {
-		panic(fmt.Sprintf("jobs: %s of a nil function for %q", method, kind))
-	}
-	if q.state.Load() != stateIdle {
-		panic(fmt.Sprintf("jobs: %s of %q after Start", method, kind))
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if _, dup := m[kind]; dup {
-		panic(fmt.Sprintf("jobs: %s of %q twice", method, kind))
-	}
-	m[kind] = fn
-}
-
-func (q *Queue) processor(kind seedengine.BatchKind) ChunkProcessor {
-	q.mu.RLock()
-	defer q.mu.RUnlock()
-	return q.processors[kind]
 }
 
 // Start starts working jobs. The queue runs until Stop: ctx only carries

@@ -14,10 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/liveness"
+	"github.com/seedengine/seedengine/internal/orchestrate"
+	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -47,12 +52,21 @@ func testConfig() jobs.Config {
 func setup(t *testing.T, db *sqlstore.DB, cfg jobs.Config, procs map[seedengine.BatchKind]jobs.ChunkProcessor) *bundle {
 	t.Helper()
 	bs := sqlstore.NewBatchService(db)
-	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, cfg)
+	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, cfg, kinds(procs)...)
 	require.NoError(t, err)
-	for kind, p := range procs {
-		q.Register(kind, p)
-	}
 	return &bundle{db: db, bs: bs, q: q}
+}
+
+// kinds declares every batch kind as internal/app does, each processed by
+// its processor in procs (nil: known but not run).
+func kinds(procs map[seedengine.BatchKind]jobs.ChunkProcessor) []jobs.Kind {
+	return []jobs.Kind{
+		jobs.Batch[research.ChunkJob](seedengine.BatchResearch, procs[seedengine.BatchResearch]),
+		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, procs[seedengine.BatchLiveness]),
+		jobs.Batch[contract.ChunkJob](seedengine.BatchContract, procs[seedengine.BatchContract]),
+		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, procs[seedengine.BatchOrchestration],
+			jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)),
+	}
 }
 
 func start(t *testing.T, b *bundle) {
@@ -501,26 +515,43 @@ func TestNewValidatesConfig(t *testing.T) {
 	})
 }
 
-func TestChunkArgs(t *testing.T) {
+func TestChunkJobs(t *testing.T) {
 	t.Parallel()
+	ref := seedengine.ChunkRef{BatchID: "b1", Chunk: 3}
 	tests := []struct {
-		args jobs.ChunkArgs
+		args river.JobArgs
 		kind string
 	}{
-		{jobs.ResearchChunkArgs{BatchID: "b1", Chunk: 3}, "research_chunk"},
-		{jobs.LivenessChunkArgs{BatchID: "b1", Chunk: 3}, "liveness_chunk"},
-		{jobs.ContractChunkArgs{BatchID: "b1", Chunk: 3}, "contract_chunk"},
-		{jobs.OrchestrationFileArgs{BatchID: "b1", Chunk: 3}, "orchestration_file"},
+		{research.ChunkJob{ChunkRef: ref}, "research_chunk"},
+		{liveness.ChunkJob{ChunkRef: ref}, "liveness_chunk"},
+		{contract.ChunkJob{ChunkRef: ref}, "contract_chunk"},
+		{orchestrate.FileJob{ChunkRef: ref}, "orchestration_file"},
+		{orchestrate.DomainJob{ChunkRef: ref}, "orchestration_domain"},
 	}
 	for _, tt := range tests {
 		require.Equal(t, tt.kind, tt.args.Kind())
 		raw, err := json.Marshal(tt.args)
 		require.NoError(t, err)
 		require.JSONEq(t, `{"batch_id":"b1","chunk":3}`, string(raw))
-		id, idx := tt.args.BatchChunk()
-		require.Equal(t, "b1", id)
-		require.Equal(t, 3, idx)
 	}
+}
+
+func TestNewPanicsOnKindsWiredWrong(t *testing.T) {
+	t.Parallel()
+	db := sqlstoretest.OpenSQLite(t)
+	bs := sqlstore.NewBatchService(db)
+	cfg := jobs.Config{Logger: slog.New(slog.DiscardHandler)}
+	require.Panics(t, func() {
+		_, _ = jobs.New(db.Writer(), string(db.Engine()), bs, cfg, jobs.Batch[research.ChunkJob]("nope", nil))
+	})
+	require.Panics(t, func() {
+		_, _ = jobs.New(db.Writer(), string(db.Engine()), bs, cfg,
+			jobs.Batch[research.ChunkJob](seedengine.BatchResearch, nil), jobs.Batch[contract.ChunkJob](seedengine.BatchResearch, nil))
+	})
+	require.Panics(t, func() { // one job type for two kinds: River refuses the second worker
+		_, _ = jobs.New(db.Writer(), string(db.Engine()), bs, cfg,
+			jobs.Batch[research.ChunkJob](seedengine.BatchResearch, nil), jobs.Batch[research.ChunkJob](seedengine.BatchContract, nil))
+	})
 }
 
 func TestQueueRunsFinisherOnce(t *testing.T) {

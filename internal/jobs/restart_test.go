@@ -47,14 +47,7 @@ func TestHelperProcess(t *testing.T) {
 		fail(err)
 	}
 	bs := sqlstore.NewBatchService(db)
-	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{
-		PollInterval: 20 * time.Millisecond,
-		Logger:       slog.New(slog.NewTextHandler(os.Stderr, nil)),
-	})
-	if err != nil {
-		fail(err)
-	}
-	q.Register(seedengine.BatchResearch, func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
+	hang := func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error) {
 		tmp := marker + ".tmp"
 		if err := os.WriteFile(tmp, fmt.Appendf(nil, "%s/%d", c.BatchID, c.Index), 0o600); err != nil {
 			fail(err)
@@ -64,7 +57,14 @@ func TestHelperProcess(t *testing.T) {
 		}
 		<-ctx.Done()
 		return seedengine.ChunkOutcome{}, ctx.Err()
-	})
+	}
+	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{
+		PollInterval: 20 * time.Millisecond,
+		Logger:       slog.New(slog.NewTextHandler(os.Stderr, nil)),
+	}, kinds(map[seedengine.BatchKind]jobs.ChunkProcessor{seedengine.BatchResearch: hang})...)
+	if err != nil {
+		fail(err)
+	}
 	if err := q.Start(ctx); err != nil {
 		fail(err)
 	}

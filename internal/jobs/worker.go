@@ -26,36 +26,6 @@ import (
 // that no retry can fix. It must return soon after ctx is done.
 type ChunkProcessor func(ctx context.Context, b *seedengine.Batch, c *seedengine.BatchChunk) (seedengine.ChunkOutcome, error)
 
-// ChunkArgs is satisfied by the args of every chunk job: ResearchChunkArgs,
-// LivenessChunkArgs, ContractChunkArgs and OrchestrationFileArgs.
-type ChunkArgs interface {
-	river.JobArgs
-	BatchChunk() (batchID string, index int)
-}
-
-// chunkJobArgs seals the set of chunk jobs to the types of this package.
-type chunkJobArgs interface {
-	ChunkArgs
-	batchKind() seedengine.BatchKind
-}
-
-func chunkArgsFor(kind seedengine.BatchKind, step, batchID string, index int) ChunkArgs {
-	switch kind {
-	case seedengine.BatchResearch:
-		return ResearchChunkArgs{BatchID: batchID, Chunk: index}
-	case seedengine.BatchLiveness:
-		return LivenessChunkArgs{BatchID: batchID, Chunk: index}
-	case seedengine.BatchContract:
-		return ContractChunkArgs{BatchID: batchID, Chunk: index}
-	case seedengine.BatchOrchestration:
-		if step == seedengine.StepDomain {
-			return OrchestrationDomainArgs{BatchID: batchID, Chunk: index}
-		}
-		return OrchestrationFileArgs{BatchID: batchID, Chunk: index}
-	}
-	panic(fmt.Sprintf("jobs: no job args for batch kind %q", kind))
-}
-
 // interruptedRetryDelay is how soon a job cut short by a shutdown may run
 // again, here or in another process.
 const interruptedRetryDelay = time.Second
@@ -63,17 +33,19 @@ const interruptedRetryDelay = time.Second
 // maxReasonLen caps the error text stored on a chunk.
 const maxReasonLen = 1000
 
-// chunkWorker runs the chunk jobs of one kind. It is generic only so River
-// can decode each kind's args; all the work is in Queue.work.
-type chunkWorker[T chunkJobArgs] struct {
-	river.WorkerDefaults[T]
-	q *Queue
+// chunkWorker runs the chunk jobs of one job type of a batch kind. It is
+// generic only so River can decode each type's args; all the work is in
+// Queue.work.
+type chunkWorker[J ChunkJob] struct {
+	river.WorkerDefaults[J]
+	q    *Queue
+	kind seedengine.BatchKind
 }
 
 // Work implements river.Worker.
-func (w *chunkWorker[T]) Work(ctx context.Context, job *river.Job[T]) error {
-	batchID, index := job.Args.BatchChunk()
-	return w.q.work(ctx, job.JobRow, job.Args.batchKind(), batchID, index, func(ctx context.Context, tx *sql.Tx) error {
+func (w *chunkWorker[J]) Work(ctx context.Context, job *river.Job[J]) error {
+	ref := struct{ seedengine.ChunkRef }(job.Args).ChunkRef
+	return w.q.work(ctx, job.JobRow, w.kind, ref.BatchID, ref.Chunk, func(ctx context.Context, tx *sql.Tx) error {
 		return completeJobTx(ctx, w.q.engine, tx, job)
 	})
 }

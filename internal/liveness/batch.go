@@ -52,6 +52,13 @@ func Plan(country string, domains []string, chunkSize int, now time.Time) (*seed
 	return &seedengine.Batch{Kind: seedengine.BatchLiveness, Country: country, ChunkSize: chunkSize, Params: params}, chunks, nil
 }
 
+// ChunkJob is the queue job that runs one chunk of a liveness batch. Its
+// kind is stored with every job, so it never changes.
+type ChunkJob struct{ seedengine.ChunkRef }
+
+// Kind names the job.
+func (ChunkJob) Kind() string { return "liveness_chunk" }
+
 // ChunkInput is the input of one liveness chunk: the batch's items from
 // index chunk×chunk_size, each a bare domain name, a URL or a domain_id.
 type ChunkInput struct {

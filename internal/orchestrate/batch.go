@@ -65,6 +65,20 @@ func Plan(ctx context.Context, files ChunkLister, p seedengine.Partition, force 
 	return plan, nil
 }
 
+// FileJob is the queue job that runs one file chunk of an orchestration
+// batch (the file step); DomainJob runs one domain chunk (the domain
+// step). Their kinds are stored with every job, so they never change.
+type (
+	FileJob   struct{ seedengine.ChunkRef }
+	DomainJob struct{ seedengine.ChunkRef }
+)
+
+// Kind names the job.
+func (FileJob) Kind() string { return "orchestration_file" }
+
+// Kind names the job.
+func (DomainJob) Kind() string { return "orchestration_domain" }
+
 // FileInput is the input of a file chunk of an orchestration batch.
 type FileInput struct {
 	Key   string `json:"key"`   // raw/country=…/category=…/date=…/raw_NNNN.json

@@ -147,17 +147,16 @@ func TestOrchestrationHelperProcess(t *testing.T) {
 	_, client := simwebtest.Client(t, killedSites, 5*time.Second)
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	bs := sqlstore.NewBatchService(db)
+	store := &stallingStore{Store: blobs, stallKey: os.Getenv(killedWorkerStallEnv), marker: os.Getenv(killedWorkerMarkerEnv)}
+	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{}, log)
 	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{
 		PollInterval:  20 * time.Millisecond,
 		FetchCooldown: 5 * time.Millisecond,
 		Logger:        log,
-	})
+	}, orchestrationKind(orchestrate.ChunkProcessor(store, discover.DefaultClassifier(), collector, log)))
 	if err != nil {
 		fail(err)
 	}
-	store := &stallingStore{Store: blobs, stallKey: os.Getenv(killedWorkerStallEnv), marker: os.Getenv(killedWorkerMarkerEnv)}
-	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{}, log)
-	q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(store, discover.DefaultClassifier(), collector, log))
 	if err := q.Start(ctx); err != nil {
 		fail(err)
 	}
@@ -271,6 +270,8 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 
 	// The parent's queue enqueues now and starts only after the kill.
 	bs := sqlstore.NewBatchService(db)
+	_, client := simwebtest.Client(t, killedSites, 2*time.Second)
+	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{Deadline: 2 * time.Second}, nil)
 	q, err := jobs.New(db.Writer(), string(db.Engine()), bs, jobs.Config{
 		Workers:       10,
 		PollInterval:  20 * time.Millisecond,
@@ -281,11 +282,8 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 		RescueStuckJobsAfter: 3 * time.Second,
 		Logger:               slog.New(slog.DiscardHandler),
 		ReadDB:               db.Reader(),
-	})
+	}, orchestrationKind(orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil)))
 	require.NoError(t, err)
-	_, client := simwebtest.Client(t, killedSites, 2*time.Second)
-	collector := orchestrate.NewCollector(client, blobs, orchestrate.CollectorConfig{Deadline: 2 * time.Second}, nil)
-	q.Register(seedengine.BatchOrchestration, orchestrate.ChunkProcessor(blobs, discover.DefaultClassifier(), collector, nil))
 
 	b := &seedengine.Batch{Kind: seedengine.BatchOrchestration, Country: p.Country, Category: p.Category, ChunkSize: 1, Params: params}
 	require.NoError(t, q.CreateBatch(t.Context(), b, chunks))
@@ -450,4 +448,11 @@ func waitFinished(t *testing.T, bs *sqlstore.BatchService, id string, timeout ti
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// orchestrationKind declares the orchestration batch kind as internal/app
+// does, processed by p.
+func orchestrationKind(p jobs.ChunkProcessor) jobs.Kind {
+	return jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, p,
+		jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains))
 }

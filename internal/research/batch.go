@@ -40,6 +40,13 @@ type BatchRequest struct {
 // chunk×chunk_size of the batch's list.
 type chunkInput = []string
 
+// ChunkJob is the queue job that runs one chunk of a research batch. Its
+// kind is stored with every job, so it never changes.
+type ChunkJob struct{ seedengine.ChunkRef }
+
+// Kind names the job.
+func (ChunkJob) Kind() string { return "research_chunk" }
+
 // Plan turns a request into a research batch and its chunks, for the
 // queue to create. The partition's date is fixed here, in the batch's
 // params, so every chunk lands in the same partition however late it runs.
