@@ -15,11 +15,11 @@ func TestOpenModeWithoutKeys(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	for i := 0; i < 20; i++ {
-		r := e.do(t, request{path: "/api/v1/queues/batches"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		r := e.do(t, request{Path: "/api/v1/queues/batches"})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	}
-	r := e.do(t, request{method: "DELETE", path: "/api/v1/keys/nobody"})
-	r.problem(t, http.StatusNotFound, "not_found")
+	r := e.do(t, request{Method: "DELETE", Path: "/api/v1/keys/nobody"})
+	r.Problem(t, http.StatusNotFound, "not_found")
 
 	e.keys.mu.Lock()
 	counts := e.keys.counts
@@ -27,18 +27,18 @@ func TestOpenModeWithoutKeys(t *testing.T) {
 	require.LessOrEqual(t, counts, 3, "the active key count must be cached, not queried per request")
 
 	// A token is checked even when the API is open.
-	r = e.do(t, request{path: "/api/v1/queues/batches", token: "made-up"})
-	r.problem(t, http.StatusUnauthorized, "unauthorized")
+	r = e.do(t, request{Path: "/api/v1/queues/batches", Token: "made-up"})
+	r.Problem(t, http.StatusUnauthorized, "unauthorized")
 	require.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
 }
 
 func TestRequireKeysClosesAnEmptyAPI(t *testing.T) {
 	t.Parallel()
 	e := setup(t, func(c *httpapi.Config, _ *httpapi.Deps) { c.RequireKeys = true })
-	r := e.do(t, request{path: "/api/v1/queues/batches"})
-	r.problem(t, http.StatusUnauthorized, "unauthorized")
+	r := e.do(t, request{Path: "/api/v1/queues/batches"})
+	r.Problem(t, http.StatusUnauthorized, "unauthorized")
 	// Open routes stay open.
-	require.Equal(t, http.StatusOK, e.do(t, request{path: "/health"}).StatusCode)
+	require.Equal(t, http.StatusOK, e.do(t, request{Path: "/health"}).StatusCode)
 }
 
 func TestAuthWithKeys(t *testing.T) {
@@ -80,9 +80,9 @@ func TestAuthWithKeys(t *testing.T) {
 			if tt.header != "" {
 				h.Set("Authorization", tt.header)
 			}
-			r := e.do(t, request{method: tt.method, path: tt.path, token: tt.token, header: h})
+			r := e.do(t, request{Method: tt.method, Path: tt.path, Token: tt.token, Header: h})
 			if tt.code != "" {
-				p := r.problem(t, tt.status, tt.code)
+				p := r.Problem(t, tt.status, tt.code)
 				if tt.status == http.StatusUnauthorized {
 					require.Equal(t, `Bearer realm="seedengine"`, r.Header.Get("WWW-Authenticate"))
 				}
@@ -91,7 +91,7 @@ func TestAuthWithKeys(t *testing.T) {
 				}
 				return
 			}
-			require.Equal(t, tt.status, r.StatusCode, string(r.body))
+			require.Equal(t, tt.status, r.StatusCode, string(r.Body))
 		})
 	}
 }
@@ -100,7 +100,7 @@ func TestAccessLogNamesTheKey(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	tok := e.keys.mustCreate(t, "ci-reader", seedengine.ScopeRead)
-	e.do(t, request{path: "/api/v1/queues/stats", token: tok})
+	e.do(t, request{Path: "/api/v1/queues/stats", Token: tok})
 	lines := e.logs.lines(t, "http_request")
 	require.Len(t, lines, 1)
 	require.Equal(t, "ci-reader", lines[0]["key"])
@@ -111,9 +111,9 @@ func TestKeyRoutes(t *testing.T) {
 	e := setup(t)
 
 	// Open API: the first key is created over HTTP and closes it at once.
-	r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: map[string]string{"name": "root", "scope": "admin"}})
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
-	created := r.json(t)
+	r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: map[string]string{"name": "root", "scope": "admin"}})
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+	created := r.JSON(t)
 	adminTok := created["token"].(string)
 	require.NotEmpty(t, adminTok)
 	require.Equal(t, "root", created["name"])
@@ -121,48 +121,48 @@ func TestKeyRoutes(t *testing.T) {
 	require.NotEmpty(t, created["id"])
 	require.Nil(t, created["revoked_at"])
 
-	r = e.do(t, request{path: "/api/v1/keys"})
-	r.problem(t, http.StatusUnauthorized, "unauthorized")
+	r = e.do(t, request{Path: "/api/v1/keys"})
+	r.Problem(t, http.StatusUnauthorized, "unauthorized")
 
-	r = e.do(t, request{method: "POST", path: "/api/v1/keys", token: adminTok, body: map[string]string{"name": "reader", "scope": "read"}})
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
-	readTok := r.json(t)["token"].(string)
-	readID := r.json(t)["id"].(string)
+	r = e.do(t, request{Method: "POST", Path: "/api/v1/keys", Token: adminTok, Body: map[string]string{"name": "reader", "scope": "read"}})
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+	readTok := r.JSON(t)["token"].(string)
+	readID := r.JSON(t)["id"].(string)
 
-	r = e.do(t, request{method: "POST", path: "/api/v1/keys", token: adminTok, body: map[string]string{"name": "reader", "scope": "read"}})
-	r.problem(t, http.StatusConflict, "conflict")
+	r = e.do(t, request{Method: "POST", Path: "/api/v1/keys", Token: adminTok, Body: map[string]string{"name": "reader", "scope": "read"}})
+	r.Problem(t, http.StatusConflict, "conflict")
 
-	r = e.do(t, request{path: "/api/v1/keys", token: adminTok})
+	r = e.do(t, request{Path: "/api/v1/keys", Token: adminTok})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	require.NotContains(t, string(r.body), adminTok)
-	require.NotContains(t, string(r.body), readTok)
-	require.NotContains(t, string(r.body), `"token"`)
-	list := r.json(t)
+	require.NotContains(t, string(r.Body), adminTok)
+	require.NotContains(t, string(r.Body), readTok)
+	require.NotContains(t, string(r.Body), `"token"`)
+	list := r.JSON(t)
 	require.EqualValues(t, 2, list["total"])
 	require.EqualValues(t, 50, list["limit"])
 	require.EqualValues(t, 0, list["offset"])
 	require.Len(t, list["items"], 2)
 
-	r = e.do(t, request{path: "/api/v1/keys?limit=1&offset=1", token: adminTok})
-	items := r.json(t)["items"].([]any)
+	r = e.do(t, request{Path: "/api/v1/keys?limit=1&offset=1", Token: adminTok})
+	items := r.JSON(t)["items"].([]any)
 	require.Len(t, items, 1)
 	require.Equal(t, "reader", items[0].(map[string]any)["name"])
 
-	require.Equal(t, http.StatusOK, e.do(t, request{path: "/api/v1/queues/stats", token: readTok}).StatusCode)
-	r = e.do(t, request{method: "DELETE", path: "/api/v1/keys/" + readID, token: adminTok})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-	revoked := r.json(t)
+	require.Equal(t, http.StatusOK, e.do(t, request{Path: "/api/v1/queues/stats", Token: readTok}).StatusCode)
+	r = e.do(t, request{Method: "DELETE", Path: "/api/v1/keys/" + readID, Token: adminTok})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+	revoked := r.JSON(t)
 	require.Equal(t, readID, revoked["id"])
 	require.NotEmpty(t, revoked["revoked_at"])
 	require.NotContains(t, revoked, "token")
-	r = e.do(t, request{path: "/api/v1/queues/stats", token: readTok})
-	r.problem(t, http.StatusUnauthorized, "unauthorized")
+	r = e.do(t, request{Path: "/api/v1/queues/stats", Token: readTok})
+	r.Problem(t, http.StatusUnauthorized, "unauthorized")
 
-	r = e.do(t, request{method: "DELETE", path: "/api/v1/keys/nope", token: adminTok})
-	r.problem(t, http.StatusNotFound, "not_found")
+	r = e.do(t, request{Method: "DELETE", Path: "/api/v1/keys/nope", Token: adminTok})
+	r.Problem(t, http.StatusNotFound, "not_found")
 
 	// Revoking by name works too.
-	r = e.do(t, request{method: "DELETE", path: "/api/v1/keys/root", token: adminTok})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-	require.True(t, strings.HasPrefix(r.json(t)["revoked_at"].(string), "20"))
+	r = e.do(t, request{Method: "DELETE", Path: "/api/v1/keys/root", Token: adminTok})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+	require.True(t, strings.HasPrefix(r.JSON(t)["revoked_at"].(string), "20"))
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/dataset/datasettest"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -75,20 +76,9 @@ func setupDatasets(t *testing.T, o dsOpts) *dsEnv {
 	}
 }
 
-// dsBody is a valid EnhancedResearchDataset of n records for the
-// partition country/category/date.
-func dsBody(country, category, date string, n int) string {
-	recs := make([]string, n)
-	for i := range recs {
-		recs[i] = fmt.Sprintf(`{"raw_url":"https://www.site%d.gov.sg/news?a=1&b=2","domain_id":"gov:sg:site%d.gov.sg","authority":"gov","confidence":0.9,"x_custom":[%d]}`, i, i, i)
-	}
-	return fmt.Sprintf(`{"meta":{"dataset_id":"client-id","country":%q,"category":%q,"date":%q,"record_count":%d,"note":"kept"},"records":[%s],"extra_top":true}`,
-		strings.ToUpper(country), category, date, n, strings.Join(recs, ","))
-}
-
 func (e *dsEnv) save(t *testing.T, country, category, date, body string) response {
 	t.Helper()
-	return e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets/" + country + "/" + category + "/" + date, token: e.write, body: body})
+	return e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets/" + country + "/" + category + "/" + date, Token: e.write, Body: body})
 }
 
 func (e *dsEnv) putObject(t *testing.T, key, content string) {
@@ -107,7 +97,7 @@ func (e *dsEnv) exists(t *testing.T, key string) bool {
 func dsDecode[T any](t *testing.T, r response) T {
 	t.Helper()
 	var v T
-	require.NoError(t, json.Unmarshal(r.body, &v), string(r.body))
+	require.NoError(t, json.Unmarshal(r.Body, &v), string(r.Body))
 	return v
 }
 
@@ -121,10 +111,10 @@ type dsList[T any] struct {
 func TestDatasetSaveAndReadBack(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{})
-	body := dsBody("sg", "news", "2026-01-28", 3)
+	body := httpapitest.DatasetBody("sg", "news", "2026-01-28", 3)
 
 	r := e.save(t, "SG", "news", "2026-01-28", body) // any case in the path
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	c := dsDecode[seedengine.ChunkInfo](t, r)
 	require.Equal(t, "raw/country=sg/category=news/date=2026-01-28/raw_0001.json", c.Key)
 	require.Equal(t, "raw_0001", c.Name)
@@ -133,41 +123,41 @@ func TestDatasetSaveAndReadBack(t *testing.T) {
 	require.Equal(t, int64(len(body)), c.Bytes)
 	require.Equal(t, "/api/v1/datasets/sg/news/2026-01-28/raw_0001", r.Header.Get("Location"))
 
-	r = e.save(t, "sg", "news", "2026-01-28", dsBody("sg", "news", "2026-01-28", 1))
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	r = e.save(t, "sg", "news", "2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-28", 1))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	require.Equal(t, 2, dsDecode[seedengine.ChunkInfo](t, r).Chunk, "the next free number")
 	require.Equal(t, "/api/v1/datasets/sg/news/2026-01-28/raw_0002", r.Header.Get("Location"))
 
 	for _, form := range []string{"raw_0001", "raw_0001.json", "1", "0001"} {
-		g := e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28/" + form, token: e.read})
+		g := e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28/" + form, Token: e.read})
 		require.Equal(t, http.StatusOK, g.StatusCode, form)
-		require.Equal(t, body, string(g.body), "byte for byte as sent (%s)", form)
+		require.Equal(t, body, string(g.Body), "byte for byte as sent (%s)", form)
 		require.Equal(t, "application/json", g.Header.Get("Content-Type"))
 		require.Equal(t, fmt.Sprint(len(body)), g.Header.Get("Content-Length"))
 		require.NotEmpty(t, g.Header.Get("Last-Modified"))
 	}
 
-	h := e.do(t, request{method: http.MethodHead, path: "/api/v1/datasets/sg/news/2026-01-28/raw_0001", token: e.read})
+	h := e.do(t, request{Method: http.MethodHead, Path: "/api/v1/datasets/sg/news/2026-01-28/raw_0001", Token: e.read})
 	require.Equal(t, http.StatusOK, h.StatusCode)
-	require.Empty(t, h.body)
+	require.Empty(t, h.Body)
 	require.Equal(t, fmt.Sprint(len(body)), h.Header.Get("Content-Length"))
 
-	r = e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r = e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	chunks := dsDecode[dsList[seedengine.ChunkInfo]](t, r)
 	require.Equal(t, 2, chunks.Total)
 	require.Equal(t, 50, chunks.Limit)
 	require.Equal(t, []string{"raw_0001", "raw_0002"}, []string{chunks.Items[0].Name, chunks.Items[1].Name})
 	require.Equal(t, []int{3, 1}, []int{chunks.Items[0].Records, chunks.Items[1].Records})
 
-	r = e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28?offset=9223372036854775807", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r = e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28?offset=9223372036854775807", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	require.Empty(t, dsDecode[dsList[seedengine.ChunkInfo]](t, r).Items)
-	r = e.do(t, request{path: "/api/v1/datasets?offset=9223372036854775807", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r = e.do(t, request{Path: "/api/v1/datasets?offset=9223372036854775807", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	require.Equal(t, 1, dsDecode[dsList[seedengine.PartitionSummary]](t, r).Total)
 
-	r = e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28?limit=1&offset=1", token: e.read})
+	r = e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28?limit=1&offset=1", Token: e.read})
 	chunks = dsDecode[dsList[seedengine.ChunkInfo]](t, r)
 	require.Equal(t, 2, chunks.Total)
 	require.Len(t, chunks.Items, 1)
@@ -191,9 +181,9 @@ func TestDatasetListAndStats(t *testing.T) {
 	bytesBy := map[string]int64{}
 	var total int64
 	for _, s := range saves {
-		b := dsBody(s.country, s.category, s.date, s.records)
+		b := httpapitest.DatasetBody(s.country, s.category, s.date, s.records)
 		r := e.save(t, s.country, s.category, s.date, b)
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		bytesBy[s.country] += int64(len(b))
 		total += int64(len(b))
 	}
@@ -205,8 +195,8 @@ func TestDatasetListAndStats(t *testing.T) {
 	e.putObject(t, "raw/country=sg/.DS_Store", "junk")
 	e.putObject(t, "raw/country=sg/category=news/date=2026-13-01/raw_0001.json", "bad date")
 
-	r := e.do(t, request{path: "/api/v1/datasets", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r := e.do(t, request{Path: "/api/v1/datasets", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	list := dsDecode[dsList[seedengine.PartitionSummary]](t, r)
 	require.Equal(t, 5, list.Total)
 	require.Equal(t, 50, list.Limit)
@@ -223,8 +213,8 @@ func TestDatasetListAndStats(t *testing.T) {
 	}, got)
 
 	filtered := func(q string) []string {
-		r := e.do(t, request{path: "/api/v1/datasets?" + q, token: e.read})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		r := e.do(t, request{Path: "/api/v1/datasets?" + q, Token: e.read})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		l := dsDecode[dsList[seedengine.PartitionSummary]](t, r)
 		out := []string{fmt.Sprint(l.Total)}
 		for _, it := range l.Items {
@@ -239,8 +229,8 @@ func TestDatasetListAndStats(t *testing.T) {
 	require.Equal(t, []string{"5", "sg/news/2026-01-28", "sg/news/2026-01-29"}, filtered("limit=2&offset=2"))
 	require.Equal(t, []string{"0"}, filtered("country=fr"))
 
-	r = e.do(t, request{path: "/api/v1/datasets/stats", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r = e.do(t, request{Path: "/api/v1/datasets/stats", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	st := dsDecode[seedengine.DatasetStats](t, r)
 	require.Equal(t, 5, st.Partitions)
 	require.Equal(t, 6, st.Chunks)
@@ -253,7 +243,7 @@ func TestDatasetListAndStats(t *testing.T) {
 	require.Equal(t, 12, st.ByCategory["news"].Records)
 	require.Equal(t, 4, st.ByCategory["policy"].Records)
 
-	r = e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read})
+	r = e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read})
 	chunks := dsDecode[dsList[seedengine.ChunkInfo]](t, r)
 	require.Equal(t, 2, chunks.Total, "raw_metadata.json and stray files are not chunks")
 }
@@ -265,68 +255,68 @@ func TestDatasetStatsCountFilesUploadedByOtherMeans(t *testing.T) {
 	e.putObject(t, "raw/country=de/category=news/date=2026-01-28/raw_0003.json",
 		`{"records":[{"raw_url":"a"},{"raw_url":"b"}],"meta":{"country":"DE","category":"news","date":"2026-01-28"}}`)
 	e.putObject(t, "raw/country=de/category=news/date=2026-01-28/raw_0003.json.success", "")
-	r := e.do(t, request{path: "/api/v1/datasets/stats", token: e.read})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r := e.do(t, request{Path: "/api/v1/datasets/stats", Token: e.read})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	st := dsDecode[seedengine.DatasetStats](t, r)
 	require.Equal(t, 2, st.Records)
 
-	r = e.do(t, request{path: "/api/v1/datasets/de/news/2026-01-28", token: e.read})
+	r = e.do(t, request{Path: "/api/v1/datasets/de/news/2026-01-28", Token: e.read})
 	chunks := dsDecode[dsList[seedengine.ChunkInfo]](t, r)
 	require.Len(t, chunks.Items, 1)
 	require.True(t, chunks.Items[0].Completed)
 	require.Equal(t, 2, chunks.Items[0].Records)
 
 	// The next save goes above the uploaded chunk.
-	r = e.save(t, "de", "news", "2026-01-28", dsBody("de", "news", "2026-01-28", 1))
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	r = e.save(t, "de", "news", "2026-01-28", httpapitest.DatasetBody("de", "news", "2026-01-28", 1))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	require.Equal(t, "raw_0004", dsDecode[seedengine.ChunkInfo](t, r).Name)
 }
 
 func TestDatasetSaveInvalidIs422AndWritesNothing(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{})
-	good := dsBody("sg", "news", "2026-01-28", 3)
+	good := httpapitest.DatasetBody("sg", "news", "2026-01-28", 3)
 	tests := []struct {
 		name, path, body, loc string
 	}{
 		{"bad domain_id", "sg/news/2026-01-28", strings.Replace(good, `"gov:sg:site2.gov.sg"`, `"gov:sg"`, 1), "body.records[2].domain_id"},
 		{"missing raw_url", "sg/news/2026-01-28", strings.Replace(good, `"raw_url":"https://www.site1.gov.sg/news?a=1&b=2",`, ``, 1), "body.records[1].raw_url"},
-		{"wrong country", "sg/news/2026-01-28", dsBody("jp", "news", "2026-01-28", 1), "body.meta.country"},
-		{"wrong category", "sg/news/2026-01-28", dsBody("sg", "policy", "2026-01-28", 1), "body.meta.category"},
-		{"wrong date", "sg/news/2026-01-28", dsBody("sg", "news", "2026-01-27", 1), "body.meta.date"},
+		{"wrong country", "sg/news/2026-01-28", httpapitest.DatasetBody("jp", "news", "2026-01-28", 1), "body.meta.country"},
+		{"wrong category", "sg/news/2026-01-28", httpapitest.DatasetBody("sg", "policy", "2026-01-28", 1), "body.meta.category"},
+		{"wrong date", "sg/news/2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-27", 1), "body.meta.date"},
 		{"count", "sg/news/2026-01-28", strings.Replace(good, `"record_count":3`, `"record_count":4`, 1), "body.meta.record_count"},
 		{"confidence", "sg/news/2026-01-28", strings.Replace(good, `"confidence":0.9`, `"confidence":9`, 1), "body.records[0].confidence"},
-		{"no records", "sg/news/2026-01-28", dsBody("sg", "news", "2026-01-28", 0), "body.records"},
+		{"no records", "sg/news/2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-28", 0), "body.records"},
 		{"bad country path", "xx/news/2026-01-28", good, "path.country"},
 		{"bad category path", "sg/News/2026-01-28", good, "path.category"},
 		{"bad date path", "sg/news/2026-02-30", good, "path.date"},
 	}
 	for _, tt := range tests {
-		r := e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets/" + tt.path, token: e.write, body: tt.body})
-		p := r.problem(t, http.StatusUnprocessableEntity, "invalid")
+		r := e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets/" + tt.path, Token: e.write, Body: tt.body})
+		p := r.Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{tt.loc}, locations(p), tt.name)
 	}
 	for _, body := range []string{`{"meta":`, `not json`, good + `{}`, ``} {
-		r := e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets/sg/news/2026-01-28", token: e.write, body: body})
-		r.problem(t, http.StatusUnprocessableEntity, "invalid")
+		r := e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.write, Body: body})
+		r.Problem(t, http.StatusUnprocessableEntity, "invalid")
 	}
 	n := 0
 	require.NoError(t, e.blobs.List(context.Background(), "", func(blobstore.Object) error { n++; return nil }))
 	require.Zero(t, n, "nothing was written")
-	e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read}).problem(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
 }
 
 func TestDatasetSaveOverTheBodyLimitIs413(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{maxBody: 4096})
-	big := dsBody("sg", "news", "2026-01-28", 40)
+	big := httpapitest.DatasetBody("sg", "news", "2026-01-28", 40)
 	require.Greater(t, len(big), 4096)
 	r := e.save(t, "sg", "news", "2026-01-28", big)
-	r.problem(t, http.StatusRequestEntityTooLarge, "too_large")
+	r.Problem(t, http.StatusRequestEntityTooLarge, "too_large")
 	// Without a Content-Length the limit trips while streaming.
-	r = e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets/sg/news/2026-01-28", token: e.write,
-		body: io.MultiReader(strings.NewReader(big))})
-	r.problem(t, http.StatusRequestEntityTooLarge, "too_large")
+	r = e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.write,
+		Body: io.MultiReader(strings.NewReader(big))})
+	r.Problem(t, http.StatusRequestEntityTooLarge, "too_large")
 	require.False(t, e.exists(t, "raw/country=sg/category=news/date=2026-01-28/raw_0001.json"))
 }
 
@@ -342,7 +332,7 @@ func TestDatasetConcurrentSavesGetDistinctNumbers(t *testing.T) {
 			for i := range writers {
 				wg.Go(func() {
 					req, _ := http.NewRequest(http.MethodPost, e.ts.URL+"/api/v1/datasets/sg/news/2026-01-28",
-						strings.NewReader(dsBody("sg", "news", "2026-01-28", i+1)))
+						strings.NewReader(httpapitest.DatasetBody("sg", "news", "2026-01-28", i+1)))
 					req.Header.Set("Authorization", "Bearer "+e.write)
 					req.Header.Set("Content-Type", "application/json")
 					resp, err := e.ts.Client().Do(req)
@@ -363,7 +353,7 @@ func TestDatasetConcurrentSavesGetDistinctNumbers(t *testing.T) {
 				require.False(t, seen[n], "%s handed out twice", n)
 				seen[n] = true
 			}
-			r := e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read})
+			r := e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read})
 			require.Equal(t, writers, dsDecode[dsList[seedengine.ChunkInfo]](t, r).Total)
 		})
 	}
@@ -373,40 +363,40 @@ func TestDatasetDeleteIsAdminOnlyAndRemovesTheCheckpoint(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{file: true})
 	for range 2 {
-		r := e.save(t, "sg", "news", "2026-01-28", dsBody("sg", "news", "2026-01-28", 1))
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		r := e.save(t, "sg", "news", "2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-28", 1))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	}
 	key := "raw/country=sg/category=news/date=2026-01-28/raw_0001.json"
 	e.putObject(t, key+blobstore.SuccessSuffix, "")
 	path := "/api/v1/datasets/sg/news/2026-01-28/raw_0001"
 
-	e.do(t, request{method: http.MethodDelete, path: path, token: e.read}).problem(t, http.StatusForbidden, "forbidden")
-	e.do(t, request{method: http.MethodDelete, path: path, token: e.write}).problem(t, http.StatusForbidden, "forbidden")
-	e.do(t, request{method: http.MethodDelete, path: path}).problem(t, http.StatusUnauthorized, "unauthorized")
+	e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.read}).Problem(t, http.StatusForbidden, "forbidden")
+	e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.write}).Problem(t, http.StatusForbidden, "forbidden")
+	e.do(t, request{Method: http.MethodDelete, Path: path}).Problem(t, http.StatusUnauthorized, "unauthorized")
 	require.True(t, e.exists(t, key))
 
-	r := e.do(t, request{method: http.MethodDelete, path: path, token: e.admin})
-	require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.body))
-	require.Empty(t, r.body)
+	r := e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.admin})
+	require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.Body))
+	require.Empty(t, r.Body)
 	require.False(t, e.exists(t, key))
 	require.False(t, e.exists(t, key+blobstore.SuccessSuffix), "the checkpoint goes with the chunk")
 
-	e.do(t, request{path: path, token: e.read}).problem(t, http.StatusNotFound, "not_found")
-	e.do(t, request{method: http.MethodDelete, path: path, token: e.admin}).problem(t, http.StatusNotFound, "not_found")
-	r = e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read})
+	e.do(t, request{Path: path, Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.admin}).Problem(t, http.StatusNotFound, "not_found")
+	r = e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read})
 	require.Equal(t, []string{"raw_0002"}, []string{dsDecode[dsList[seedengine.ChunkInfo]](t, r).Items[0].Name})
 
 	// A deleted number is never overwritten while a later one exists.
-	r = e.save(t, "sg", "news", "2026-01-28", dsBody("sg", "news", "2026-01-28", 1))
+	r = e.save(t, "sg", "news", "2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-28", 1))
 	require.Equal(t, "raw_0003", dsDecode[seedengine.ChunkInfo](t, r).Name)
 }
 
 func TestDatasetNotFoundAndBadPaths(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{})
-	e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28", token: e.read}).problem(t, http.StatusNotFound, "not_found")
-	e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28/raw_0001", token: e.read}).problem(t, http.StatusNotFound, "not_found")
-	e.do(t, request{path: "/api/v1/datasets/sg/news/2026-01-28/raw_12345.json", token: e.read}).problem(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28", Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28/raw_0001", Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
+	e.do(t, request{Path: "/api/v1/datasets/sg/news/2026-01-28/raw_12345.json", Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
 
 	for path, loc := range map[string]string{
 		"/api/v1/datasets/zz/news/2026-01-28":                      "path.country",
@@ -423,24 +413,24 @@ func TestDatasetNotFoundAndBadPaths(t *testing.T) {
 		"/api/v1/datasets?date_to=soon":                            "query.date_to",
 		"/api/v1/datasets?date_from=2026-02-02&date_to=2026-02-01": "query.date_to",
 	} {
-		p := e.do(t, request{path: path, token: e.read}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p := e.do(t, request{Path: path, Token: e.read}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{loc}, locations(p), path)
 	}
-	e.do(t, request{path: "/api/v1/datasets?from=2026-01-01", token: e.read}).problem(t, http.StatusUnprocessableEntity, "invalid")
+	e.do(t, request{Path: "/api/v1/datasets?from=2026-01-01", Token: e.read}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 }
 
 func TestDatasetRoutesWithoutServiceAre503(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	for _, path := range []string{"/api/v1/datasets", "/api/v1/datasets/stats", "/api/v1/datasets/sg/news/2026-01-28", "/api/v1/datasets/sg/news/2026-01-28/1"} {
-		e.do(t, request{path: path}).problem(t, http.StatusServiceUnavailable, "unavailable")
+		e.do(t, request{Path: path}).Problem(t, http.StatusServiceUnavailable, "unavailable")
 	}
 }
 
 func TestDatasetRoutesInOpenAPI(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/openapi.json"})
+	r := e.do(t, request{Path: "/openapi.json"})
 	var doc struct {
 		Paths map[string]map[string]struct {
 			RequestBody *struct {
@@ -453,7 +443,7 @@ func TestDatasetRoutesInOpenAPI(t *testing.T) {
 			} `json:"responses"`
 		} `json:"paths"`
 	}
-	require.NoError(t, json.Unmarshal(r.body, &doc))
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
 	save := doc.Paths["/api/v1/datasets/{country}/{category}/{date}"]["post"]
 	require.NotNil(t, save.RequestBody, "the streamed body is documented")
 	require.Contains(t, save.RequestBody.Content, "application/json")
@@ -632,27 +622,27 @@ func TestDatasetSaveByBody(t *testing.T) {
 	t.Parallel()
 	e := setupDatasets(t, dsOpts{})
 	saveBody := func(body string) response {
-		return e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets", token: e.write, body: body})
+		return e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets", Token: e.write, Body: body})
 	}
-	body := dsBody("sg", "news", "2026-01-28", 2)
+	body := httpapitest.DatasetBody("sg", "news", "2026-01-28", 2)
 	r := saveBody(body)
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	c := dsDecode[seedengine.ChunkInfo](t, r)
 	require.Equal(t, "raw/country=sg/category=news/date=2026-01-28/raw_0001.json", c.Key)
 	require.Equal(t, 2, c.Records)
 	require.Equal(t, "/api/v1/datasets/sg/news/2026-01-28/raw_0001", r.Header.Get("Location"))
 
 	// Both forms write to the same partition's numbers.
-	r = e.save(t, "sg", "news", "2026-01-28", dsBody("sg", "news", "2026-01-28", 1))
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	r = e.save(t, "sg", "news", "2026-01-28", httpapitest.DatasetBody("sg", "news", "2026-01-28", 1))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	require.Equal(t, 2, dsDecode[seedengine.ChunkInfo](t, r).Chunk)
 	// meta after records is read to the end first.
 	late := `{"records":[{"raw_url":"https://www.mom.gov.sg/"}],"meta":{"country":"JP","category":"policy","date":"2026-01-29","record_count":1}}`
 	r = saveBody(late)
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	require.Equal(t, "raw/country=jp/category=policy/date=2026-01-29/raw_0001.json", dsDecode[seedengine.ChunkInfo](t, r).Key)
 
-	good := dsBody("sg", "news", "2026-01-28", 1)
+	good := httpapitest.DatasetBody("sg", "news", "2026-01-28", 1)
 	for _, tt := range []struct{ name, body, loc string }{
 		{"lower-case country", strings.Replace(good, `"country":"SG"`, `"country":"sg"`, 1), "body.meta.country"},
 		{"unknown country", strings.Replace(good, `"country":"SG"`, `"country":"ZZ"`, 1), "body.meta.country"},
@@ -661,8 +651,8 @@ func TestDatasetSaveByBody(t *testing.T) {
 		{"bad date", strings.Replace(good, `"date":"2026-01-28"`, `"date":"2026-02-30"`, 1), "body.meta.date"},
 		{"no meta", `{"records":[{"raw_url":"https://x.example/"}]}`, "body.meta"},
 	} {
-		p := saveBody(tt.body).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p := saveBody(tt.body).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{tt.loc}, locations(p), tt.name)
 	}
-	e.do(t, request{method: http.MethodPost, path: "/api/v1/datasets", token: e.read, body: good}).problem(t, http.StatusForbidden, "forbidden")
+	e.do(t, request{Method: http.MethodPost, Path: "/api/v1/datasets", Token: e.read, Body: good}).Problem(t, http.StatusForbidden, "forbidden")
 }

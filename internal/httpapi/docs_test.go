@@ -20,9 +20,9 @@ var docsRefs = regexp.MustCompile(`<(?:script|link)\b[^>]*\b(?:src|href)="([^"]*
 func TestDocsNeedsNoNetwork(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/docs"})
+	r := e.do(t, request{Path: "/docs"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	page := string(r.body)
+	page := string(r.Body)
 	require.Contains(t, page, `apiDescriptionUrl="/openapi.json"`)
 	require.NotContains(t, page, "http://")
 	require.NotContains(t, page, "https://")
@@ -46,21 +46,21 @@ func TestDocsNeedsNoNetwork(t *testing.T) {
 		a, ok := docsassets.Lookup(name)
 		require.True(t, ok, ref)
 
-		r := e.do(t, request{path: ref})
+		r := e.do(t, request{Path: ref})
 		require.Equal(t, http.StatusOK, r.StatusCode, ref)
 		require.Equal(t, wantType[name], r.Header.Get("Content-Type"), ref)
 		require.Equal(t, "public, max-age=31536000, immutable", r.Header.Get("Cache-Control"), ref)
 		require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"), ref)
-		require.Equal(t, a.Body, r.body, ref)
+		require.Equal(t, a.Body, r.Body, ref)
 
-		r = e.do(t, request{method: http.MethodHead, path: ref})
+		r = e.do(t, request{Method: http.MethodHead, Path: ref})
 		require.Equal(t, http.StatusOK, r.StatusCode, ref)
 		require.Equal(t, strconv.Itoa(len(a.Body)), r.Header.Get("Content-Length"), ref)
-		require.Empty(t, r.body)
+		require.Empty(t, r.Body)
 	}
 
 	// The licences the bundle's first line points to, next to it.
-	r = e.do(t, request{path: prefix + docsassets.Script + ".LICENSE.txt"})
+	r = e.do(t, request{Path: prefix + docsassets.Script + ".LICENSE.txt"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.Equal(t, "text/plain; charset=utf-8", r.Header.Get("Content-Type"))
 }
@@ -75,8 +75,8 @@ func TestDocsAssetUnknownIs404Problem(t *testing.T) {
 		"/docs/assets/" + docsassets.Script,
 		"/docs/assets/" + docsassets.Version + "/" + docsassets.Script + "/x",
 	} {
-		r := e.do(t, request{path: path})
-		p := r.problem(t, http.StatusNotFound, "not_found")
+		r := e.do(t, request{Path: path})
+		p := r.Problem(t, http.StatusNotFound, "not_found")
 		require.Equal(t, path, p.Instance)
 		require.Equal(t, "no-store", r.Header.Get("Cache-Control"), path)
 	}

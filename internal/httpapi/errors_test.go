@@ -20,8 +20,8 @@ func TestBodyTooLarge(t *testing.T) {
 	t.Run("declared length", func(t *testing.T) {
 		t.Parallel()
 		e := setup(t, small)
-		r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: big})
-		p := r.problem(t, http.StatusRequestEntityTooLarge, "too_large")
+		r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: big})
+		p := r.Problem(t, http.StatusRequestEntityTooLarge, "too_large")
 		require.Contains(t, p.Detail, "1024")
 	})
 	t.Run("chunked", func(t *testing.T) {
@@ -29,8 +29,8 @@ func TestBodyTooLarge(t *testing.T) {
 		e := setup(t, small)
 		// A reader of unknown length makes the client send it chunked, so
 		// only reading can find it too large.
-		r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: io.MultiReader(strings.NewReader(big))})
-		p := r.problem(t, http.StatusRequestEntityTooLarge, "too_large")
+		r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: io.MultiReader(strings.NewReader(big))})
+		p := r.Problem(t, http.StatusRequestEntityTooLarge, "too_large")
 		require.Contains(t, p.Detail, "1024")
 	})
 	t.Run("at the limit is read", func(t *testing.T) {
@@ -38,8 +38,8 @@ func TestBodyTooLarge(t *testing.T) {
 		e := setup(t, small)
 		body := `{"name":"n","scope":"read"}`
 		body += strings.Repeat(" ", 1024-len(body))
-		r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: io.MultiReader(strings.NewReader(body))})
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: io.MultiReader(strings.NewReader(body))})
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	})
 }
 
@@ -49,20 +49,20 @@ func TestDefaultBodyLimitFitsLargeBatches(t *testing.T) {
 	// Several MiB, as a 10,000-URL batch is: read and validated, not refused
 	// as too large, and not echoed back.
 	huge := strings.Repeat("x", 4<<20)
-	r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: `{"name":"` + huge + `","scope":"read"}`})
-	p := r.problem(t, http.StatusUnprocessableEntity, "invalid")
+	r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: `{"name":"` + huge + `","scope":"read"}`})
+	p := r.Problem(t, http.StatusUnprocessableEntity, "invalid")
 	require.Equal(t, []string{"body.name"}, locations(p))
-	require.Less(t, len(r.body), 2048, "the value must not be echoed back")
+	require.Less(t, len(r.Body), 2048, "the value must not be echoed back")
 }
 
 func TestMalformedJSONIs400(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	for _, body := range []string{`{"name":`, `not json`, `[1,2`} {
-		r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: body})
-		p := r.problem(t, http.StatusBadRequest, "invalid")
+		r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: body})
+		p := r.Problem(t, http.StatusBadRequest, "invalid")
 		require.Equal(t, []string{"body"}, locations(p))
-		require.NotContains(t, string(r.body), "not json", "the body must not be echoed back")
+		require.NotContains(t, string(r.Body), "not json", "the body must not be echoed back")
 	}
 }
 
@@ -94,8 +94,8 @@ func TestValidationNamesTheField(t *testing.T) {
 			if tt.body != "" {
 				body = tt.body
 			}
-			r := e.do(t, request{method: tt.method, path: tt.path, body: body})
-			p := r.problem(t, http.StatusUnprocessableEntity, "invalid")
+			r := e.do(t, request{Method: tt.method, Path: tt.path, Body: body})
+			p := r.Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Equal(t, tt.locations, locations(p))
 			for _, fe := range p.Errors {
 				require.NotEmpty(t, fe.Message)
@@ -113,22 +113,22 @@ func TestValidationErrorsAreCapped(t *testing.T) {
 		fmt.Fprintf(&b, `,"extra%d":%q`, i, strings.Repeat("v", 200))
 	}
 	b.WriteString("}")
-	r := e.do(t, request{method: "POST", path: "/api/v1/keys", body: b.String()})
-	p := r.problem(t, http.StatusUnprocessableEntity, "invalid")
+	r := e.do(t, request{Method: "POST", Path: "/api/v1/keys", Body: b.String()})
+	p := r.Problem(t, http.StatusUnprocessableEntity, "invalid")
 	require.Len(t, p.Errors, 100)
 	require.Contains(t, p.Detail, "500 errors")
-	require.NotContains(t, string(r.body), "vvvv")
+	require.NotContains(t, string(r.Body), "vvvv")
 }
 
 func TestPanicIs500AndLogged(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/api/v1/queues/batch/panic", header: http.Header{"X-Request-Id": {"trace-panic-1"}}})
-	p := r.problem(t, http.StatusInternalServerError, "internal")
+	r := e.do(t, request{Path: "/api/v1/queues/batch/panic", Header: http.Header{"X-Request-Id": {"trace-panic-1"}}})
+	p := r.Problem(t, http.StatusInternalServerError, "internal")
 	require.Equal(t, "Internal error.", p.Detail)
 	require.Equal(t, "trace-panic-1", p.RequestID)
-	require.NotContains(t, string(r.body), "hunter2")
-	require.NotContains(t, string(r.body), "goroutine")
+	require.NotContains(t, string(r.Body), "hunter2")
+	require.NotContains(t, string(r.Body), "goroutine")
 
 	panics := e.logs.lines(t, "http_panic")
 	require.Len(t, panics, 1)
@@ -142,17 +142,17 @@ func TestPanicIs500AndLogged(t *testing.T) {
 	require.EqualValues(t, 500, access[0]["status"])
 
 	// The server goes on serving.
-	r = e.do(t, request{path: "/health"})
+	r = e.do(t, request{Path: "/health"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 }
 
 func TestInternalErrorHidesDetails(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/api/v1/queues/batch/broken"})
-	p := r.problem(t, http.StatusInternalServerError, "internal")
+	r := e.do(t, request{Path: "/api/v1/queues/batch/broken"})
+	p := r.Problem(t, http.StatusInternalServerError, "internal")
 	require.Equal(t, "Internal error.", p.Detail)
-	require.NotContains(t, string(r.body), "hunter2")
+	require.NotContains(t, string(r.Body), "hunter2")
 
 	logged := e.logs.lines(t, "http_error")
 	require.Len(t, logged, 1)
@@ -163,8 +163,8 @@ func TestInternalErrorHidesDetails(t *testing.T) {
 func TestResponsesCarryNoSchemaLink(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/api/v1/queues/stats"})
+	r := e.do(t, request{Path: "/api/v1/queues/stats"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.Empty(t, r.Header.Get("Link"))
-	require.NotContains(t, r.json(t), "$schema")
+	require.NotContains(t, r.JSON(t), "$schema")
 }

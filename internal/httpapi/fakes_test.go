@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +17,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 )
 
 // fakeKeys is an in-memory seedengine.APIKeyService.
@@ -275,89 +273,19 @@ func setup(t *testing.T, opts ...option) *env {
 	return e
 }
 
-// request is one call against the server under test.
-type request struct {
-	method, path, token string
-	body                any // string, []byte, io.Reader or a value to encode as JSON
-	header              http.Header
-}
-
-type response struct {
-	*http.Response
-	body []byte
-}
+// request and response are the API's test client, shared with the
+// application's flow tests (internal/app).
+type (
+	request  = httpapitest.Request
+	response = httpapitest.Response
+)
 
 func (e *env) do(t *testing.T, r request) response {
 	t.Helper()
-	var body io.Reader
-	switch b := r.body.(type) {
-	case nil:
-	case string:
-		body = strings.NewReader(b)
-	case []byte:
-		body = bytes.NewReader(b)
-	case io.Reader:
-		body = b
-	default:
-		j, err := json.Marshal(b)
-		require.NoError(t, err)
-		body = bytes.NewReader(j)
-	}
-	if r.method == "" {
-		r.method = http.MethodGet
-	}
-	req, err := http.NewRequest(r.method, e.ts.URL+r.path, body)
-	require.NoError(t, err)
-	for k, v := range r.header {
-		req.Header[k] = v
-	}
-	if body != nil && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.token != "" {
-		req.Header.Set("Authorization", "Bearer "+r.token)
-	}
-	resp, err := e.ts.Client().Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return response{resp, b}
+	return httpapitest.Do(t, e.ts, r)
 }
 
-func (r response) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.body, &m), string(r.body))
-	return m
-}
-
-// problem checks that r is a problem with the given status and code and
-// returns it.
-func (r response) problem(t *testing.T, status int, code string) httpapi.Problem {
-	t.Helper()
-	require.Equal(t, status, r.StatusCode, string(r.body))
-	require.Equal(t, "application/problem+json", r.Header.Get("Content-Type"))
-	var p httpapi.Problem
-	require.NoError(t, json.Unmarshal(r.body, &p), string(r.body))
-	require.Equal(t, status, p.Status)
-	require.Equal(t, code, p.Code)
-	require.Equal(t, "urn:seedengine:problem:"+code, p.Type)
-	require.Equal(t, http.StatusText(status), p.Title)
-	require.NotEmpty(t, p.Detail)
-	require.NotEmpty(t, p.Instance)
-	require.Equal(t, r.Header.Get("X-Request-ID"), p.RequestID)
-	return p
-}
-
-func locations(p httpapi.Problem) []string {
-	var out []string
-	for _, e := range p.Errors {
-		out = append(out, e.Location)
-	}
-	sort.Strings(out)
-	return out
-}
+var locations = httpapitest.Locations
 
 var errCheck = errors.New("dial tcp 10.1.2.3:5432: connection refused")
 

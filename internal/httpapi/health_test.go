@@ -17,19 +17,19 @@ func TestHealth(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 
-	r := e.do(t, request{path: "/health"})
+	r := e.do(t, request{Path: "/health"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
-	body := r.json(t)
+	body := r.JSON(t)
 	require.Equal(t, "ok", body["status"])
 	require.Equal(t, "1.2.3-test", body["version"])
 	ts, err := time.Parse(time.RFC3339Nano, body["timestamp"].(string))
 	require.NoError(t, err)
 	require.WithinDuration(t, time.Now(), ts, time.Minute)
 
-	r = e.do(t, request{path: "/health/live"})
+	r = e.do(t, request{Path: "/health/live"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	body = r.json(t)
+	body = r.JSON(t)
 	require.Equal(t, true, body["alive"])
 	require.NotEmpty(t, body["timestamp"])
 }
@@ -45,9 +45,9 @@ func TestHealthReady(t *testing.T) {
 		e := setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
 			d.Checks = map[string]seedengine.Checker{"database": ok, "object_store": ok, "queue": ok}
 		})
-		r := e.do(t, request{path: "/health/ready"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		body := r.json(t)
+		r := e.do(t, request{Path: "/health/ready"})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		body := r.JSON(t)
 		require.Equal(t, true, body["ready"])
 		checks := body["checks"].(map[string]any)
 		require.Len(t, checks, 3)
@@ -64,9 +64,9 @@ func TestHealthReady(t *testing.T) {
 				d.Checks = map[string]seedengine.Checker{"database": ok, "object_store": ok, "queue": ok}
 				d.Checks[failing] = fail
 			})
-			r := e.do(t, request{path: "/health/ready"})
+			r := e.do(t, request{Path: "/health/ready"})
 			require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
-			body := r.json(t)
+			body := r.JSON(t)
 			require.Equal(t, false, body["ready"])
 			require.Equal(t, "unavailable", body["code"])
 			require.Equal(t, "not ready: "+failing, body["detail"])
@@ -79,7 +79,7 @@ func TestHealthReady(t *testing.T) {
 				require.Equal(t, want, c.(map[string]any)["status"], name)
 			}
 			// The driver's error names an internal address: logged, not shown.
-			require.NotContains(t, string(r.body), "10.1.2.3")
+			require.NotContains(t, string(r.Body), "10.1.2.3")
 			require.Contains(t, e.logs.String(), "10.1.2.3")
 			logged := e.logs.lines(t, "health_check_failed")
 			require.Len(t, logged, 1)
@@ -95,10 +95,10 @@ func TestHealthReady(t *testing.T) {
 			d.Checks = map[string]seedengine.Checker{"database": ok, "queue": hang}
 		})
 		start := time.Now()
-		r := e.do(t, request{path: "/health/ready"})
+		r := e.do(t, request{Path: "/health/ready"})
 		require.Less(t, time.Since(start), 2*time.Second)
 		require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
-		body := r.json(t)
+		body := r.JSON(t)
 		require.Equal(t, "not ready: queue", body["detail"])
 		q := body["checks"].(map[string]any)["queue"].(map[string]any)
 		require.Equal(t, "fail", q["status"])
@@ -110,16 +110,16 @@ func TestHealthReady(t *testing.T) {
 		e := setup(t, func(_ *httpapi.Config, d *httpapi.Deps) {
 			d.Checks = map[string]seedengine.Checker{"object_store": seedengine.CheckerFunc(func(context.Context) error { panic("boom") })}
 		})
-		r := e.do(t, request{path: "/health/ready"})
+		r := e.do(t, request{Path: "/health/ready"})
 		require.Equal(t, http.StatusServiceUnavailable, r.StatusCode)
-		require.Equal(t, "not ready: object_store", r.json(t)["detail"])
+		require.Equal(t, "not ready: object_store", r.JSON(t)["detail"])
 	})
 }
 
 func TestRootListsEveryRouteGrouped(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/"})
+	r := e.do(t, request{Path: "/"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 
 	var root struct {
@@ -140,7 +140,7 @@ func TestRootListsEveryRouteGrouped(t *testing.T) {
 			}
 		}
 	}
-	require.NoError(t, jsonUnmarshal(r.body, &root))
+	require.NoError(t, jsonUnmarshal(r.Body, &root))
 	require.Equal(t, "seedengine", root.Name)
 	require.Equal(t, "1.2.3-test", root.Version)
 	require.Equal(t, "test", root.Environment)

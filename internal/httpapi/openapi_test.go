@@ -32,12 +32,12 @@ type openAPIDoc struct {
 func getOpenAPI(t *testing.T, path string) (openAPIDoc, []byte) {
 	t.Helper()
 	e := setup(t)
-	r := e.do(t, request{path: path})
+	r := e.do(t, request{Path: path})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.Equal(t, "application/openapi+json", r.Header.Get("Content-Type"))
 	var doc openAPIDoc
-	require.NoError(t, json.Unmarshal(r.body, &doc))
-	return doc, r.body
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
+	return doc, r.Body
 }
 
 // TestOpenAPIForLinters pins what Redocly's recommended rules and

@@ -25,48 +25,48 @@ func TestRateLimit(t *testing.T) {
 	tokB := e.keys.mustCreate(t, "b", seedengine.ScopeRead)
 
 	for i := 0; i < 3; i++ {
-		r := e.do(t, request{path: "/api/v1/queues/stats", token: tokA})
+		r := e.do(t, request{Path: "/api/v1/queues/stats", Token: tokA})
 		require.Equal(t, http.StatusOK, r.StatusCode, "request %d", i)
 	}
-	r := e.do(t, request{path: "/api/v1/queues/stats", token: tokA})
-	r.problem(t, http.StatusTooManyRequests, "rate_limited")
+	r := e.do(t, request{Path: "/api/v1/queues/stats", Token: tokA})
+	r.Problem(t, http.StatusTooManyRequests, "rate_limited")
 	retry, err := strconv.Atoi(r.Header.Get("Retry-After"))
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, retry, 1)
 	require.LessOrEqual(t, retry, 10)
 
 	// Another key has its own bucket.
-	require.Equal(t, http.StatusOK, e.do(t, request{path: "/api/v1/queues/stats", token: tokB}).StatusCode)
+	require.Equal(t, http.StatusOK, e.do(t, request{Path: "/api/v1/queues/stats", Token: tokB}).StatusCode)
 
 	// Open routes are never limited.
 	for i := 0; i < 10; i++ {
-		require.Equal(t, http.StatusOK, e.do(t, request{path: "/health"}).StatusCode)
+		require.Equal(t, http.StatusOK, e.do(t, request{Path: "/health"}).StatusCode)
 	}
 
 	// Requests without a valid key are limited by client address, which
 	// also slows token guessing.
 	for i := 0; i < 3; i++ {
-		e.do(t, request{path: "/api/v1/queues/stats", token: fmt.Sprint("guess", i)}).problem(t, http.StatusUnauthorized, "unauthorized")
+		e.do(t, request{Path: "/api/v1/queues/stats", Token: fmt.Sprint("guess", i)}).Problem(t, http.StatusUnauthorized, "unauthorized")
 	}
-	e.do(t, request{path: "/api/v1/queues/stats", token: "guess"}).problem(t, http.StatusTooManyRequests, "rate_limited")
+	e.do(t, request{Path: "/api/v1/queues/stats", Token: "guess"}).Problem(t, http.StatusTooManyRequests, "rate_limited")
 }
 
 func TestRequestID(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 
-	r := e.do(t, request{path: "/health", header: http.Header{"X-Request-Id": {"abc-123_DEF.ghi"}}})
+	r := e.do(t, request{Path: "/health", Header: http.Header{"X-Request-Id": {"abc-123_DEF.ghi"}}})
 	require.Equal(t, "abc-123_DEF.ghi", r.Header.Get("X-Request-ID"))
 
-	r1 := e.do(t, request{path: "/health"})
-	r2 := e.do(t, request{path: "/nope"})
+	r1 := e.do(t, request{Path: "/health"})
+	r2 := e.do(t, request{Path: "/nope"})
 	id1, id2 := r1.Header.Get("X-Request-ID"), r2.Header.Get("X-Request-ID")
 	require.NotEmpty(t, id1)
 	require.NotEqual(t, id1, id2)
-	require.Equal(t, id2, r2.problem(t, http.StatusNotFound, "not_found").RequestID)
+	require.Equal(t, id2, r2.Problem(t, http.StatusNotFound, "not_found").RequestID)
 
 	for _, bad := range []string{strings.Repeat("a", 129), "has space", "tab\there", "ünïcode"} {
-		r := e.do(t, request{path: "/health", header: http.Header{"X-Request-Id": {bad}}})
+		r := e.do(t, request{Path: "/health", Header: http.Header{"X-Request-Id": {bad}}})
 		got := r.Header.Get("X-Request-ID")
 		require.NotEqual(t, bad, got)
 		require.NotEmpty(t, got)
@@ -78,15 +78,15 @@ func TestOneAccessLogLinePerRequest(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	reqs := []request{
-		{path: "/health"},
-		{path: "/"},
-		{path: "/nope"},
-		{method: "POST", path: "/health"},
-		{path: "/api/v1/queues/batch/b-42"},
-		{path: "/api/v1/queues/batches?limit=0"},
-		{method: "POST", path: "/api/v1/keys", body: `{`},
-		{path: "/api/v1/seeds"},
-		{path: "/metrics"},
+		{Path: "/health"},
+		{Path: "/"},
+		{Path: "/nope"},
+		{Method: "POST", Path: "/health"},
+		{Path: "/api/v1/queues/batch/b-42"},
+		{Path: "/api/v1/queues/batches?limit=0"},
+		{Method: "POST", Path: "/api/v1/keys", Body: `{`},
+		{Path: "/api/v1/seeds"},
+		{Path: "/metrics"},
 	}
 	var wg sync.WaitGroup
 	for _, r := range reqs {
@@ -115,16 +115,16 @@ func TestOneAccessLogLinePerRequest(t *testing.T) {
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	e.do(t, request{path: "/health"})
-	e.do(t, request{path: "/health"})
-	e.do(t, request{path: "/api/v1/queues/batch/b-1"})
-	e.do(t, request{path: "/api/v1/queues/batch/b-2"})
-	e.do(t, request{path: "/no/such/thing"})
-	e.do(t, request{method: "BREW", path: "/health"})
+	e.do(t, request{Path: "/health"})
+	e.do(t, request{Path: "/health"})
+	e.do(t, request{Path: "/api/v1/queues/batch/b-1"})
+	e.do(t, request{Path: "/api/v1/queues/batch/b-2"})
+	e.do(t, request{Path: "/no/such/thing"})
+	e.do(t, request{Method: "BREW", Path: "/health"})
 
-	r := e.do(t, request{path: "/metrics"})
+	r := e.do(t, request{Path: "/metrics"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	body := string(r.body)
+	body := string(r.Body)
 	require.Contains(t, body, `seedengine_http_requests_total{method="GET",route="/health",status="200"} 2`)
 	require.Contains(t, body, `seedengine_http_requests_total{method="GET",route="/api/v1/queues/batch/{batchId}",status="404"} 2`)
 	require.Contains(t, body, `seedengine_http_requests_total{method="GET",route="unmatched",status="404"} 1`)
@@ -141,10 +141,10 @@ func TestMetricsSurviveQueueStatsFailure(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	e.stats.err = fmt.Errorf("database is locked")
-	r := e.do(t, request{path: "/metrics"})
+	r := e.do(t, request{Path: "/metrics"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	require.NotContains(t, string(r.body), "seedengine_jobs{")
-	require.Contains(t, string(r.body), "go_goroutines")
+	require.NotContains(t, string(r.Body), "seedengine_jobs{")
+	require.Contains(t, string(r.Body), "go_goroutines")
 	require.Len(t, e.logs.lines(t, "metrics_jobs_failed"), 1)
 }
 
@@ -164,9 +164,9 @@ func TestBatches(t *testing.T) {
 		})
 	}
 
-	r := e.do(t, request{path: "/api/v1/queues/batch/b2"})
+	r := e.do(t, request{Path: "/api/v1/queues/batch/b2"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	b := r.json(t)
+	b := r.JSON(t)
 	require.Equal(t, "b2", b["id"])
 	require.Equal(t, "research", b["kind"])
 	require.Equal(t, "queued", b["status"])
@@ -174,19 +174,19 @@ func TestBatches(t *testing.T) {
 	require.Equal(t, map[string]any{"keys": []any{"raw/x"}}, b["result"])
 	require.Contains(t, b, "started_at")
 
-	p := e.do(t, request{path: "/api/v1/queues/batch/nope"}).problem(t, http.StatusNotFound, "not_found")
+	p := e.do(t, request{Path: "/api/v1/queues/batch/nope"}).Problem(t, http.StatusNotFound, "not_found")
 	require.Contains(t, p.Detail, "nope")
 
-	r = e.do(t, request{path: "/api/v1/queues/batches"})
-	list := r.json(t)
+	r = e.do(t, request{Path: "/api/v1/queues/batches"})
+	list := r.JSON(t)
 	require.EqualValues(t, 5, list["total"])
 	require.EqualValues(t, 50, list["limit"])
 	require.EqualValues(t, 0, list["offset"])
 	require.Len(t, list["items"], 5)
 	require.Equal(t, "b4", list["items"].([]any)[0].(map[string]any)["id"], "newest first")
 
-	r = e.do(t, request{path: "/api/v1/queues/batches?kind=research&limit=2&offset=1"})
-	list = r.json(t)
+	r = e.do(t, request{Path: "/api/v1/queues/batches?kind=research&limit=2&offset=1"})
+	list = r.JSON(t)
 	require.EqualValues(t, 3, list["total"])
 	require.EqualValues(t, 2, list["limit"])
 	require.EqualValues(t, 1, list["offset"])
@@ -196,11 +196,11 @@ func TestBatches(t *testing.T) {
 	}
 	require.Equal(t, []string{"b2", "b0"}, ids)
 
-	r = e.do(t, request{path: "/api/v1/queues/batches?status=completed"})
-	require.EqualValues(t, 2, r.json(t)["total"])
+	r = e.do(t, request{Path: "/api/v1/queues/batches?status=completed"})
+	require.EqualValues(t, 2, r.JSON(t)["total"])
 
-	r = e.do(t, request{path: "/api/v1/queues/batches?kind=orchestration"})
-	list = r.json(t)
+	r = e.do(t, request{Path: "/api/v1/queues/batches?kind=orchestration"})
+	list = r.JSON(t)
 	require.EqualValues(t, 0, list["total"])
 	require.Equal(t, []any{}, list["items"])
 }
@@ -208,7 +208,7 @@ func TestBatches(t *testing.T) {
 func TestQueueStats(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/api/v1/queues/stats"})
+	r := e.do(t, request{Path: "/api/v1/queues/stats"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.Equal(t, map[string]any{
 		"jobs": map[string]any{
@@ -217,8 +217,8 @@ func TestQueueStats(t *testing.T) {
 		},
 		"states": map[string]any{"available": 3.0, "running": 1.0, "completed": 7.0},
 		"total":  11.0,
-	}, r.json(t))
+	}, r.JSON(t))
 
 	e2 := setup(t, func(_ *httpapi.Config, d *httpapi.Deps) { d.QueueStats = nil })
-	e2.do(t, request{path: "/api/v1/queues/stats"}).problem(t, http.StatusServiceUnavailable, "unavailable")
+	e2.do(t, request{Path: "/api/v1/queues/stats"}).Problem(t, http.StatusServiceUnavailable, "unavailable")
 }

@@ -41,15 +41,15 @@ func TestTrustedProxies(t *testing.T) {
 		{"http", []string{"127.0.0.0/8"}, http.Header{"X-Forwarded-For": {"203.0.113.9"}, "X-Forwarded-Proto": {"http"}}, "203.0.113.9:0 false"},
 	} {
 		e := seen(tt.trusted...)
-		r := e.do(t, request{path: "/console/", header: tt.header})
+		r := e.do(t, request{Path: "/console/", Header: tt.header})
 		require.Equal(t, http.StatusOK, r.StatusCode, tt.name)
-		require.Contains(t, string(r.body), tt.want, tt.name)
+		require.Contains(t, string(r.Body), tt.want, tt.name)
 		if tt.trusted == nil {
-			require.Contains(t, string(r.body), " false", tt.name)
+			require.Contains(t, string(r.Body), " false", tt.name)
 		}
 	}
 	// The access log names the client.
 	e := seen("127.0.0.0/8")
-	e.do(t, request{path: "/health", header: http.Header{"X-Forwarded-For": {"203.0.113.9"}}})
+	e.do(t, request{Path: "/health", Header: http.Header{"X-Forwarded-For": {"203.0.113.9"}}})
 	require.Contains(t, e.logs.String(), `"remote":"203.0.113.9"`)
 }

@@ -24,13 +24,13 @@ func TestContractBatchAccepted(t *testing.T) {
 		ids := []string{"gov:sg:mom.gov.sg", "GOV:SG:mti.gov.sg", "edu:sg:nus.edu.sg", "gov:sg:mom.gov.sg", "com:sg:example.com"}
 		r := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer,
 			map[string]any{"country": "SG", "category": "news", "domainIds": ids, "chunkSize": 2})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		loc := r.Header.Get("Location")
 		require.True(t, strings.HasPrefix(loc, "/api/v1/queues/batch/"), loc)
 		id := strings.TrimPrefix(loc, "/api/v1/queues/batch/")
 
 		var b seedengine.Batch
-		require.NoError(t, json.Unmarshal(r.body, &b))
+		require.NoError(t, json.Unmarshal(r.Body, &b))
 		require.Equal(t, id, b.ID)
 		require.Equal(t, seedengine.BatchContract, b.Kind)
 		require.Equal(t, seedengine.BatchQueued, b.Status)
@@ -64,8 +64,8 @@ func TestContractBatchAccepted(t *testing.T) {
 		// The default chunk size is 20.
 		r = s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer,
 			map[string]any{"country": "intl", "category": "policy", "domainIds": []string{"ngo:intl:who.int"}})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &b))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &b))
 		require.Equal(t, 20, b.ChunkSize)
 	})
 }
@@ -126,11 +126,11 @@ func TestContractBatchValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer, tt.body).problem(t, http.StatusUnprocessableEntity, "invalid")
+			p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer, tt.body).Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Contains(t, locations(p), tt.loc, "%+v", p)
 		})
 	}
-	s.call(t, http.MethodPost, "/api/v1/queues/contract", s.reader, body()).problem(t, http.StatusForbidden, "forbidden")
+	s.call(t, http.MethodPost, "/api/v1/queues/contract", s.reader, body()).Problem(t, http.StatusForbidden, "forbidden")
 	_, total, err := s.batches.FindBatches(t.Context(), seedengine.BatchFilter{})
 	require.NoError(t, err)
 	require.Zero(t, total, "no invalid request creates a batch")
@@ -189,9 +189,9 @@ type contractParams struct {
 func (s *seedEnv) acceptContract(t *testing.T, body map[string]any) (seedengine.Batch, contractParams) {
 	t.Helper()
 	r := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer, body)
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 	var b seedengine.Batch
-	require.NoError(t, json.Unmarshal(r.body, &b))
+	require.NoError(t, json.Unmarshal(r.Body, &b))
 	var params contractParams
 	require.NoError(t, json.Unmarshal(b.Params, &params), string(b.Params))
 	return b, params
@@ -240,7 +240,7 @@ func TestContractBatchOtherCountriesFromResearch(t *testing.T) {
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer,
-					map[string]any{"country": tt.country, "category": "news", "domainIds": tt.ids}).problem(t, http.StatusUnprocessableEntity, "invalid")
+					map[string]any{"country": tt.country, "category": "news", "domainIds": tt.ids}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 				require.Equal(t, []string{tt.loc}, locations(p), "%+v", p)
 				require.Contains(t, p.Detail, "no research for \""+tt.country+"\" registered it")
 			})
@@ -291,7 +291,7 @@ func TestContractBatchForResearchPartition(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				body := map[string]any{"country": "gl", "category": "news"}
 				maps.Copy(body, tt.body)
-				p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer, body).problem(t, http.StatusUnprocessableEntity, "invalid")
+				p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer, body).Problem(t, http.StatusUnprocessableEntity, "invalid")
 				require.Equal(t, []string{tt.loc}, locations(p), "%+v", p)
 			})
 		}
@@ -313,7 +313,7 @@ func TestContractBatchPartitionCap(t *testing.T) {
 		require.NoError(t, domains.RegisterDomains(t.Context(), glNews, time.Time{}, ds))
 
 		p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer,
-			map[string]any{"country": "gl", "category": "news", "date": "2026-01-28"}).problem(t, http.StatusUnprocessableEntity, "invalid")
+			map[string]any{"country": "gl", "category": "news", "date": "2026-01-28"}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{"body.date"}, locations(p))
 		require.Contains(t, p.Detail, "10001 domains")
 		require.Contains(t, p.Detail, "authority")

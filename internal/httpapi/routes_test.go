@@ -97,7 +97,7 @@ func TestRouteTable(t *testing.T) {
 func TestOpenAPI(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/openapi.json"})
+	r := e.do(t, request{Path: "/openapi.json"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 
 	var doc struct {
@@ -114,7 +114,7 @@ func TestOpenAPI(t *testing.T) {
 			Schemas         map[string]any
 		}
 	}
-	require.NoError(t, json.Unmarshal(r.body, &doc))
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
 	require.Equal(t, "3.1.0", doc.OpenAPI)
 	require.Equal(t, "seedengine", doc.Info.Title)
 	require.Equal(t, "1.2.3-test", doc.Info.Version)
@@ -122,7 +122,7 @@ func TestOpenAPI(t *testing.T) {
 	require.Equal(t, "bearer", doc.Components.SecuritySchemes["bearer"].Scheme)
 	require.Contains(t, doc.Components.Schemas, "Problem")
 	require.Contains(t, doc.Components.Schemas, "Batch")
-	require.NotContains(t, string(r.body), `"$schema"`, "huma's $schema response field must be dropped")
+	require.NotContains(t, string(r.Body), `"$schema"`, "huma's $schema response field must be dropped")
 
 	ids := map[string]bool{}
 	for _, rt := range e.srv.Routes() {
@@ -145,19 +145,19 @@ func TestOpenAPI(t *testing.T) {
 func TestDocs(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/docs"})
+	r := e.do(t, request{Path: "/docs"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
 	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "text/html"))
-	require.Contains(t, string(r.body), "<html")
-	require.Contains(t, string(r.body), "/openapi.json")
+	require.Contains(t, string(r.Body), "<html")
+	require.Contains(t, string(r.Body), "/openapi.json")
 }
 
 func TestUnknownRouteIs404Problem(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
 	for _, path := range []string{"/nope", "/api/v1/nope", "/api/v1/queues/batch/x/y/z", "/health/nope"} {
-		r := e.do(t, request{path: path})
-		p := r.problem(t, http.StatusNotFound, "not_found")
+		r := e.do(t, request{Path: path})
+		p := r.Problem(t, http.StatusNotFound, "not_found")
 		require.Equal(t, path, p.Instance)
 	}
 }
@@ -173,8 +173,8 @@ func TestWrongMethodIs405WithAllow(t *testing.T) {
 		{"GET", "/api/v1/queues/research", "POST"},
 	}
 	for _, tt := range tests {
-		r := e.do(t, request{method: tt.method, path: tt.path})
-		r.problem(t, http.StatusMethodNotAllowed, "invalid")
+		r := e.do(t, request{Method: tt.method, Path: tt.path})
+		r.Problem(t, http.StatusMethodNotAllowed, "invalid")
 		require.Equal(t, tt.allow, r.Header.Get("Allow"), tt.path)
 	}
 }

@@ -62,17 +62,17 @@ func TestSeedChecksAPI(t *testing.T) {
 			"policy": map[string]any{"robots_url": "https://" + host + "/robots.txt"},
 		}
 		r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, body)
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		id := "media:sg:" + host + "::news"
 		path := "/api/v1/seeds/" + url.PathEscape(id)
 
-		s.call(t, http.MethodPost, path+"/check", s.writer, nil).problem(t, http.StatusConflict, "conflict")
-		s.call(t, http.MethodPost, path+"/check", s.reader, nil).problem(t, http.StatusForbidden, "forbidden")
-		s.call(t, http.MethodPost, "/api/v1/seeds/media:sg:nobody.com::news/check", s.writer, nil).problem(t, http.StatusNotFound, "not_found")
-		s.call(t, http.MethodGet, path+"/checks?limit=0", s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+		s.call(t, http.MethodPost, path+"/check", s.writer, nil).Problem(t, http.StatusConflict, "conflict")
+		s.call(t, http.MethodPost, path+"/check", s.reader, nil).Problem(t, http.StatusForbidden, "forbidden")
+		s.call(t, http.MethodPost, "/api/v1/seeds/media:sg:nobody.com::news/check", s.writer, nil).Problem(t, http.StatusNotFound, "not_found")
+		s.call(t, http.MethodGet, path+"/checks?limit=0", s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
 
 		r = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": id})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 
 		var list struct {
 			Health      seedengine.SeedHealth  `json:"health"`
@@ -81,8 +81,8 @@ func TestSeedChecksAPI(t *testing.T) {
 			NextBefore  int64                  `json:"next_before"`
 		}
 		r = s.call(t, http.MethodGet, path+"/checks", s.reader, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &list))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &list))
 		require.Equal(t, seedengine.HealthUnknown, list.Health.State)
 		require.Empty(t, list.Items)
 		require.Nil(t, list.NextCheckAt)
@@ -90,21 +90,21 @@ func TestSeedChecksAPI(t *testing.T) {
 		check := func() {
 			t.Helper()
 			r := s.call(t, http.MethodPost, path+"/check", s.writer, nil)
-			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 			var q struct {
 				SeedID string `json:"seed_id"`
 				JobID  int64  `json:"job_id"`
 				Queued bool   `json:"queued"`
 			}
-			require.NoError(t, json.Unmarshal(r.body, &q))
+			require.NoError(t, json.Unmarshal(r.Body, &q))
 			require.Equal(t, id, q.SeedID)
 			require.Positive(t, q.JobID)
 			require.True(t, q.Queued)
 		}
 		check()
 		r = s.call(t, http.MethodGet, path+"/checks", s.reader, nil)
-		require.NoError(t, json.Unmarshal(r.body, &list))
-		require.Equal(t, seedengine.HealthHealthy, list.Health.State, string(r.body))
+		require.NoError(t, json.Unmarshal(r.Body, &list))
+		require.Equal(t, seedengine.HealthHealthy, list.Health.State, string(r.Body))
 		require.NotNil(t, list.NextCheckAt)
 		require.Len(t, list.Items, 1)
 		require.Equal(t, seedengine.CheckOK, list.Items[0].Outcome)
@@ -114,8 +114,8 @@ func TestSeedChecksAPI(t *testing.T) {
 		check()
 		check()
 		r = s.call(t, http.MethodGet, path+"/checks?limit=2", s.reader, nil)
-		require.NoError(t, json.Unmarshal(r.body, &list))
-		require.Equal(t, seedengine.HealthGone, list.Health.State, string(r.body))
+		require.NoError(t, json.Unmarshal(r.Body, &list))
+		require.Equal(t, seedengine.HealthGone, list.Health.State, string(r.Body))
 		require.Equal(t, "nxdomain", list.Health.Reason)
 		sd := s.seed(t, id)
 		require.NotNil(t, sd.Health, "the seed shows its health")
@@ -125,28 +125,28 @@ func TestSeedChecksAPI(t *testing.T) {
 			Total int               `json:"total"`
 		}
 		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=gone", s.reader, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &page))
 		require.Equal(t, 1, page.Total)
 		require.Equal(t, id, page.Items[0].SeedID)
 		require.Equal(t, seedengine.HealthGone, page.Items[0].Health.State, "list items carry their health")
 		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=healthy", s.reader, nil)
-		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.NoError(t, json.Unmarshal(r.Body, &page))
 		require.Zero(t, page.Total)
 		r = s.call(t, http.MethodGet, "/api/v1/seeds?health=unknown", s.reader, nil)
-		require.NoError(t, json.Unmarshal(r.body, &page))
+		require.NoError(t, json.Unmarshal(r.Body, &page))
 		require.Zero(t, page.Total, "the one seed was checked")
-		s.call(t, http.MethodGet, "/api/v1/seeds?health=sick", s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+		s.call(t, http.MethodGet, "/api/v1/seeds?health=sick", s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		m := s.call(t, http.MethodGet, "/metrics", s.reader, nil)
 		require.Equal(t, http.StatusOK, m.StatusCode)
-		require.Contains(t, string(m.body), `seedengine_seed_health{state="gone"} 1`)
-		require.Contains(t, string(m.body), `seedengine_seed_health{state="healthy"} 0`)
+		require.Contains(t, string(m.Body), `seedengine_seed_health{state="gone"} 1`)
+		require.Contains(t, string(m.Body), `seedengine_seed_health{state="healthy"} 0`)
 		require.Len(t, list.Items, 2)
 		require.Equal(t, seedengine.CheckGone, list.Items[0].Outcome)
 		require.Positive(t, list.NextBefore)
 		r = s.call(t, http.MethodGet, path+"/checks?limit=2&before="+jsonNumber(list.NextBefore), s.reader, nil)
 		list.NextBefore = 0
-		require.NoError(t, json.Unmarshal(r.body, &list))
+		require.NoError(t, json.Unmarshal(r.Body, &list))
 		require.Len(t, list.Items, 1, "the first check, on the last page")
 		require.Equal(t, seedengine.CheckOK, list.Items[0].Outcome)
 		require.Zero(t, list.NextBefore)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -41,28 +42,16 @@ func newSeedEnv(t *testing.T, db *sqlstore.DB) *seedEnv {
 
 func (s *seedEnv) call(t *testing.T, method, path, token string, body any) response {
 	t.Helper()
-	return s.do(t, request{method: method, path: path, token: token, body: body})
+	return s.do(t, request{Method: method, Path: path, Token: token, Body: body})
 }
 
 func (s *seedEnv) seed(t *testing.T, id string) seedengine.Seed {
 	t.Helper()
 	r := s.call(t, http.MethodGet, "/api/v1/seeds/"+url.PathEscape(id), s.reader, nil)
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	var sd seedengine.Seed
-	require.NoError(t, json.Unmarshal(r.body, &sd))
+	require.NoError(t, json.Unmarshal(r.Body, &sd))
 	return sd
-}
-
-// seedBody is a valid create request for domainID.
-func seedBody(domainID string) map[string]any {
-	_, _, domain, _ := seedengine.ParseDomainID(domainID)
-	return map[string]any{
-		"domain_id": domainID,
-		"category":  "news",
-		"source":    map[string]any{"name": "Example " + domain},
-		"fetch":     map[string]any{"type": "rss", "entry_url": "https://www." + domain + "/rss.xml"},
-		"policy":    map[string]any{"robots_url": "https://www." + domain + "/robots.txt"},
-	}
 }
 
 func TestSeedsCreateGetList(t *testing.T) {
@@ -70,13 +59,13 @@ func TestSeedsCreateGetList(t *testing.T) {
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		s := newSeedEnv(t, db)
 
-		body := seedBody("GOV:SG:mom.gov.sg")
+		body := httpapitest.SeedBody("GOV:SG:mom.gov.sg")
 		body["metadata"] = map[string]any{"desk": "news"}
 		body["confidence"] = 0.7
 		r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, body)
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		var created seedengine.Seed
-		require.NoError(t, json.Unmarshal(r.body, &created))
+		require.NoError(t, json.Unmarshal(r.Body, &created))
 		require.Equal(t, "gov:sg:mom.gov.sg::news", created.SeedID, "content type news by default, id lower case")
 		require.Equal(t, "/api/v1/seeds/"+url.PathEscape(created.SeedID), r.Header.Get("Location"))
 		require.Equal(t, seedengine.SeedDraft, created.Status)
@@ -91,37 +80,37 @@ func TestSeedsCreateGetList(t *testing.T) {
 
 		// The raw JSON is snake_case, as seedengine.Seed.
 		var raw map[string]any
-		require.NoError(t, json.Unmarshal(r.body, &raw))
+		require.NoError(t, json.Unmarshal(r.Body, &raw))
 		for _, k := range []string{"seed_id", "domain_id", "country", "category", "content_type", "source", "fetch", "policy", "evidence", "confidence", "status", "version", "created_at", "updated_at", "history"} {
 			require.Contains(t, raw, k)
 		}
 
 		for _, b := range []map[string]any{
-			seedBody("com:sg:a1.example"), seedBody("com:sg:a_.example"), seedBody("media:jp:nhk.or.jp"), seedBody("ngo:intl:who.int"),
+			httpapitest.SeedBody("com:sg:a1.example"), httpapitest.SeedBody("com:sg:a_.example"), httpapitest.SeedBody("media:jp:nhk.or.jp"), httpapitest.SeedBody("ngo:intl:who.int"),
 		} {
 			if b["domain_id"] == "media:jp:nhk.or.jp" {
 				b["category"] = "policy"
 				b["fetch"].(map[string]any)["type"] = "sitemap"
 			}
 			r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, b)
-			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		}
-		b := seedBody("gov:sg:mom.gov.sg")
+		b := httpapitest.SeedBody("gov:sg:mom.gov.sg")
 		b["content_type"] = "press_release"
 		b["fetch"].(map[string]any)["schedule"] = "*/15 * * * *"
 		r = s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, b)
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 
 		// Get: escaped or not, any case.
 		got := s.seed(t, "gov:sg:mom.gov.sg::news")
 		require.Equal(t, created, got)
 		r = s.call(t, http.MethodGet, "/api/v1/seeds/gov%3Asg%3Amom.gov.sg%3A%3Apress_release", s.reader, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		r = s.call(t, http.MethodGet, "/api/v1/seeds/GOV:SG:mom.gov.sg::news", s.reader, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		s.call(t, http.MethodGet, "/api/v1/seeds/gov:sg:nope.gov.sg::news", s.reader, nil).problem(t, http.StatusNotFound, "not_found")
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		s.call(t, http.MethodGet, "/api/v1/seeds/gov:sg:nope.gov.sg::news", s.reader, nil).Problem(t, http.StatusNotFound, "not_found")
 		for _, bad := range []string{"gov:sg:mom.gov.sg", "gov:zz:mom.gov.sg::news", "gov:sg:mom.gov.sg::News-X"} {
-			p := s.call(t, http.MethodGet, "/api/v1/seeds/"+url.PathEscape(bad), s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+			p := s.call(t, http.MethodGet, "/api/v1/seeds/"+url.PathEscape(bad), s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Equal(t, []string{"path.seedId"}, locations(p), bad)
 		}
 
@@ -134,9 +123,9 @@ func TestSeedsCreateGetList(t *testing.T) {
 		ids := func(q string) ([]string, list) {
 			t.Helper()
 			r := s.call(t, http.MethodGet, "/api/v1/seeds"+q, s.reader, nil)
-			require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 			var l list
-			require.NoError(t, json.Unmarshal(r.body, &l))
+			require.NoError(t, json.Unmarshal(r.Body, &l))
 			out := []string{}
 			for _, sd := range l.Items {
 				out = append(out, sd.SeedID)
@@ -185,7 +174,7 @@ func TestSeedsCreateGetList(t *testing.T) {
 		require.Equal(t, []string{"gov:sg:mom.gov.sg::news", "gov:sg:mom.gov.sg::press_release"}, page)
 		require.Equal(t, 4, l.Total)
 		require.Empty(t, l.NextAfter)
-		p := s.call(t, http.MethodGet, "/api/v1/seeds?after=x&offset=2", s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p := s.call(t, http.MethodGet, "/api/v1/seeds?after=x&offset=2", s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, locations(p), "query.offset")
 
 		for q, loc := range map[string]string{
@@ -199,7 +188,7 @@ func TestSeedsCreateGetList(t *testing.T) {
 			"?offset=-1":         "query.offset",
 			"?statuss=active":    "query.statuss",
 		} {
-			p := s.call(t, http.MethodGet, "/api/v1/seeds"+q, s.reader, nil).problem(t, http.StatusUnprocessableEntity, "invalid")
+			p := s.call(t, http.MethodGet, "/api/v1/seeds"+q, s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Contains(t, locations(p), loc, q)
 		}
 	})
@@ -208,13 +197,13 @@ func TestSeedsCreateGetList(t *testing.T) {
 func TestSeedsCreateValidation(t *testing.T) {
 	t.Parallel()
 	s := newSeedEnv(t, sqlstoretest.OpenSQLite(t))
-	r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, seedBody("gov:sg:mom.gov.sg"))
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
-	p := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, seedBody("gov:sg:mom.gov.sg")).problem(t, http.StatusConflict, "conflict")
+	r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, httpapitest.SeedBody("gov:sg:mom.gov.sg"))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+	p := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, httpapitest.SeedBody("gov:sg:mom.gov.sg")).Problem(t, http.StatusConflict, "conflict")
 	require.Contains(t, p.Detail, "gov:sg:mom.gov.sg::news")
 
 	with := func(edit func(map[string]any)) map[string]any {
-		b := seedBody("gov:sg:mti.gov.sg")
+		b := httpapitest.SeedBody("gov:sg:mti.gov.sg")
 		edit(b)
 		return b
 	}
@@ -244,28 +233,28 @@ func TestSeedsCreateValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, tt.body).problem(t, http.StatusUnprocessableEntity, "invalid")
+			p := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, tt.body).Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Contains(t, locations(p), tt.loc, "%+v", p)
 		})
 	}
-	s.call(t, http.MethodPost, "/api/v1/seeds", s.reader, seedBody("gov:sg:mti.gov.sg")).problem(t, http.StatusForbidden, "forbidden")
+	s.call(t, http.MethodPost, "/api/v1/seeds", s.reader, httpapitest.SeedBody("gov:sg:mti.gov.sg")).Problem(t, http.StatusForbidden, "forbidden")
 }
 
 func patchSeed(t *testing.T, s *seedEnv, id, token string, patch any) response {
 	t.Helper()
-	return s.do(t, request{method: http.MethodPatch, path: "/api/v1/seeds/" + url.PathEscape(id), token: token, body: patch,
-		header: http.Header{"Content-Type": {"application/merge-patch+json"}}})
+	return s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + url.PathEscape(id), Token: token, Body: patch,
+		Header: http.Header{"Content-Type": {"application/merge-patch+json"}}})
 }
 
 func TestSeedsPatch(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		s := newSeedEnv(t, db)
-		b := seedBody("gov:sg:mom.gov.sg")
+		b := httpapitest.SeedBody("gov:sg:mom.gov.sg")
 		b["metadata"] = map[string]any{"desk": "news", "keep": map[string]any{"a": 1, "b": 2}}
 		b["fetch"].(map[string]any)["selectors"] = map[string]any{"item": "li", "title": "h2"}
 		r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, b)
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		const id = "gov:sg:mom.gov.sg::news"
 
 		version := 1
@@ -306,9 +295,9 @@ func TestSeedsPatch(t *testing.T) {
 			{"metadata removed", `{"metadata": null}`, false, func(sd seedengine.Seed) { require.Nil(t, sd.Metadata) }},
 		} {
 			r := patchSeed(t, s, id, s.writer, tt.patch)
-			require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", tt.name, r.body)
+			require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", tt.name, r.Body)
 			var sd seedengine.Seed
-			require.NoError(t, json.Unmarshal(r.body, &sd))
+			require.NoError(t, json.Unmarshal(r.Body, &sd))
 			if tt.bumps {
 				version++
 			}
@@ -320,24 +309,24 @@ func TestSeedsPatch(t *testing.T) {
 		}
 
 		// application/json is accepted too.
-		r = s.do(t, request{method: http.MethodPatch, path: "/api/v1/seeds/" + id, token: s.writer, body: `{"confidence": 0.4}`})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		r = s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + id, Token: s.writer, Body: `{"confidence": 0.4}`})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 
 		// Versions, newest first, by key name.
 		r = s.call(t, http.MethodGet, "/api/v1/seeds/"+url.PathEscape(id)+"/versions", s.reader, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		var vl struct {
 			Items []seedengine.SeedVersion
 			Total int
 		}
-		require.NoError(t, json.Unmarshal(r.body, &vl))
+		require.NoError(t, json.Unmarshal(r.Body, &vl))
 		require.Equal(t, version, vl.Total)
 		require.Equal(t, version, vl.Items[0].Version)
 		require.Equal(t, seedengine.SeedVersionCurrent, vl.Items[0].State)
 		require.Equal(t, seedengine.SeedVersionSuperseded, vl.Items[1].State)
 		require.Equal(t, "bot-bob", vl.Items[0].Actor)
 		require.Equal(t, 1, vl.Items[version-1].Version)
-		s.call(t, http.MethodGet, "/api/v1/seeds/gov:sg:nope.gov.sg::news/versions", s.reader, nil).problem(t, http.StatusNotFound, "not_found")
+		s.call(t, http.MethodGet, "/api/v1/seeds/gov:sg:nope.gov.sg::news/versions", s.reader, nil).Problem(t, http.StatusNotFound, "not_found")
 
 		// Refusals name the field.
 		for _, tt := range []struct{ patch, loc string }{
@@ -362,17 +351,17 @@ func TestSeedsPatch(t *testing.T) {
 			{`{"category": null}`, "body.category"},
 			{`{"metadata": [1]}`, "body.metadata"},
 		} {
-			p := patchSeed(t, s, id, s.writer, tt.patch).problem(t, http.StatusUnprocessableEntity, "invalid")
+			p := patchSeed(t, s, id, s.writer, tt.patch).Problem(t, http.StatusUnprocessableEntity, "invalid")
 			require.Equal(t, []string{tt.loc}, locations(p), tt.patch)
 		}
-		p := patchSeed(t, s, id, s.writer, `{"status": "active"}`).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p := patchSeed(t, s, id, s.writer, `{"status": "active"}`).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, p.Detail, "promote")
-		patchSeed(t, s, id, s.writer, `[1, 2]`).problem(t, http.StatusBadRequest, "invalid")
-		patchSeed(t, s, id, s.writer, `{`).problem(t, http.StatusBadRequest, "invalid")
-		s.do(t, request{method: http.MethodPatch, path: "/api/v1/seeds/" + id, token: s.writer, body: `{}`,
-			header: http.Header{"Content-Type": {"text/plain"}}}).problem(t, http.StatusUnsupportedMediaType, "invalid")
-		patchSeed(t, s, "gov:sg:nope.gov.sg::news", s.writer, `{}`).problem(t, http.StatusNotFound, "not_found")
-		patchSeed(t, s, id, s.reader, `{}`).problem(t, http.StatusForbidden, "forbidden")
+		patchSeed(t, s, id, s.writer, `[1, 2]`).Problem(t, http.StatusBadRequest, "invalid")
+		patchSeed(t, s, id, s.writer, `{`).Problem(t, http.StatusBadRequest, "invalid")
+		s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + id, Token: s.writer, Body: `{}`,
+			Header: http.Header{"Content-Type": {"text/plain"}}}).Problem(t, http.StatusUnsupportedMediaType, "invalid")
+		patchSeed(t, s, "gov:sg:nope.gov.sg::news", s.writer, `{}`).Problem(t, http.StatusNotFound, "not_found")
+		patchSeed(t, s, id, s.reader, `{}`).Problem(t, http.StatusForbidden, "forbidden")
 		require.Equal(t, version, s.seed(t, id).Version, "refused patches change nothing")
 	})
 }
@@ -381,41 +370,41 @@ func TestSeedsTransitions(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
 		s := newSeedEnv(t, db)
-		r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, seedBody("gov:sg:mom.gov.sg"))
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		r := s.call(t, http.MethodPost, "/api/v1/seeds", s.writer, httpapitest.SeedBody("gov:sg:mom.gov.sg"))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		const id = "gov:sg:mom.gov.sg::news"
 		path := "/api/v1/seeds/" + url.PathEscape(id)
 
-		s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.writer, map[string]any{"seedId": id}).problem(t, http.StatusForbidden, "forbidden")
-		p := s.call(t, http.MethodPost, path+"/suspend", s.admin, nil).problem(t, http.StatusConflict, "conflict")
+		s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.writer, map[string]any{"seedId": id}).Problem(t, http.StatusForbidden, "forbidden")
+		p := s.call(t, http.MethodPost, path+"/suspend", s.admin, nil).Problem(t, http.StatusConflict, "conflict")
 		require.Contains(t, p.Detail, "draft")
 
 		r = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": id, "reason": "checked by hand"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		var sd seedengine.Seed
-		require.NoError(t, json.Unmarshal(r.body, &sd))
+		require.NoError(t, json.Unmarshal(r.Body, &sd))
 		require.Equal(t, seedengine.SeedActive, sd.Status)
 		require.NotNil(t, sd.PromotedAt)
 
-		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": id}).problem(t, http.StatusConflict, "conflict")
+		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": id}).Problem(t, http.StatusConflict, "conflict")
 		require.Contains(t, p.Detail, "is active")
-		s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": "gov:sg:nope.gov.sg::news"}).problem(t, http.StatusNotFound, "not_found")
-		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": "nope"}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": "gov:sg:nope.gov.sg::news"}).Problem(t, http.StatusNotFound, "not_found")
+		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": "nope"}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{"body.seedId"}, locations(p))
-		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{"body.seedId"}, locations(p))
 
-		s.call(t, http.MethodPost, path+"/reactivate", s.admin, nil).problem(t, http.StatusConflict, "conflict")
+		s.call(t, http.MethodPost, path+"/reactivate", s.admin, nil).Problem(t, http.StatusConflict, "conflict")
 		r = s.call(t, http.MethodPost, path+"/suspend", s.admin, map[string]any{"reason": "feed down"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		r = s.call(t, http.MethodPost, path+"/reactivate", s.admin, nil)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		r = s.call(t, http.MethodPost, path+"/archive", s.admin, `{}`)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		p = s.call(t, http.MethodPost, path+"/archive", s.admin, nil).problem(t, http.StatusConflict, "conflict")
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		p = s.call(t, http.MethodPost, path+"/archive", s.admin, nil).Problem(t, http.StatusConflict, "conflict")
 		require.Contains(t, p.Detail, "archived")
-		s.call(t, http.MethodPost, "/api/v1/seeds/gov:sg:nope.gov.sg::news/archive", s.admin, nil).problem(t, http.StatusNotFound, "not_found")
-		p = s.call(t, http.MethodPost, path+"/suspend", s.admin, map[string]any{"reason": strings.Repeat("x", 501)}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		s.call(t, http.MethodPost, "/api/v1/seeds/gov:sg:nope.gov.sg::news/archive", s.admin, nil).Problem(t, http.StatusNotFound, "not_found")
+		p = s.call(t, http.MethodPost, path+"/suspend", s.admin, map[string]any{"reason": strings.Repeat("x", 501)}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Equal(t, []string{"body.reason"}, locations(p))
 
 		sd = s.seed(t, id)
@@ -432,7 +421,7 @@ func TestSeedsTransitions(t *testing.T) {
 			{"archive", "active", "archived", "ops-alice", ""},
 		}, steps)
 		r = s.call(t, http.MethodGet, "/api/v1/seeds?status=archived", s.reader, nil)
-		require.Contains(t, string(r.body), `"total":1`)
+		require.Contains(t, string(r.Body), `"total":1`)
 	})
 }
 
@@ -441,18 +430,18 @@ func TestSeedsAnonymousActor(t *testing.T) {
 	t.Parallel()
 	db := sqlstoretest.OpenSQLite(t)
 	e := setup(t, func(_ *httpapi.Config, d *httpapi.Deps) { d.Seeds = sqlstore.NewSeedService(db) })
-	r := e.do(t, request{method: http.MethodPost, path: "/api/v1/seeds", body: seedBody("gov:sg:mom.gov.sg")})
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
-	r = e.do(t, request{method: http.MethodPost, path: "/api/v1/seeds/promote", body: map[string]any{"seedId": "gov:sg:mom.gov.sg::news"}})
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	r := e.do(t, request{Method: http.MethodPost, Path: "/api/v1/seeds", Body: httpapitest.SeedBody("gov:sg:mom.gov.sg")})
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+	r = e.do(t, request{Method: http.MethodPost, Path: "/api/v1/seeds/promote", Body: map[string]any{"seedId": "gov:sg:mom.gov.sg::news"}})
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	var sd seedengine.Seed
-	require.NoError(t, json.Unmarshal(r.body, &sd))
+	require.NoError(t, json.Unmarshal(r.Body, &sd))
 	require.Equal(t, seedengine.AnonymousActor, sd.History[0].Actor)
 	require.Equal(t, seedengine.AnonymousActor, sd.History[1].Actor)
 
 	// Without a seed service the routes say so.
 	e = setup(t)
-	e.do(t, request{path: "/api/v1/seeds"}).problem(t, http.StatusServiceUnavailable, "unavailable")
+	e.do(t, request{Path: "/api/v1/seeds"}).Problem(t, http.StatusServiceUnavailable, "unavailable")
 }
 
 // The schema types documenting the seed routes have exactly the JSON
@@ -460,7 +449,7 @@ func TestSeedsAnonymousActor(t *testing.T) {
 func TestSeedSchemasMatchRootTypes(t *testing.T) {
 	t.Parallel()
 	e := setup(t)
-	r := e.do(t, request{path: "/openapi.json"})
+	r := e.do(t, request{Path: "/openapi.json"})
 	var doc struct {
 		Components struct {
 			Schemas map[string]struct {
@@ -468,7 +457,7 @@ func TestSeedSchemasMatchRootTypes(t *testing.T) {
 			} `json:"schemas"`
 		} `json:"components"`
 	}
-	require.NoError(t, json.Unmarshal(r.body, &doc))
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
 	for name, typ := range map[string]reflect.Type{
 		"Seed":           reflect.TypeFor[seedengine.Seed](),
 		"SeedSource":     reflect.TypeFor[seedengine.SeedSource](),
@@ -495,15 +484,4 @@ func TestSeedSchemasMatchRootTypes(t *testing.T) {
 	}
 	status := doc.Components.Schemas["Seed"].Properties["status"]
 	require.Equal(t, []any{"draft", "active", "suspended", "archived"}, status["enum"])
-}
-
-// A seed made by hand has no contract run behind it: its evidence is 404.
-func TestSeedEvidenceOfHandMadeSeedIs404(t *testing.T) {
-	t.Parallel()
-	s := newStack(t, sqlstoretest.OpenSQLite(t))
-	r := s.post(t, "/api/v1/seeds", seedBody("gov:sg:mom.gov.sg"))
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
-	p := s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news") + "/evidence"}).problem(t, http.StatusNotFound, "not_found")
-	require.Contains(t, p.Detail, "by hand")
-	s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape("gov:sg:nope.gov.sg::news") + "/evidence"}).problem(t, http.StatusNotFound, "not_found")
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -40,7 +41,7 @@ func TestDomains(t *testing.T) {
 			{"jp", "2026-01-28", []string{"https://www.mhlw.go.jp/"}},
 		} {
 			r := s.post(t, "/api/v1/research", map[string]any{"country": w.country, "category": "news", "date": w.date, "urls": w.urls})
-			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		}
 
 		var l domainList
@@ -64,7 +65,7 @@ func TestDomains(t *testing.T) {
 
 		var d seedengine.Domain
 		r := s.get(t, "/api/v1/domains/gov:sg:mom.gov.sg", &d)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, "gov:sg:mom.gov.sg", d.ID)
 		require.Equal(t, "mom.gov.sg", d.RegistrableDomain)
 		require.Equal(t, seedengine.AuthorityGov, d.Authority)
@@ -81,21 +82,21 @@ func TestDomains(t *testing.T) {
 
 		// Escaped and upper-cased ids name the same domain.
 		r = s.get(t, "/api/v1/domains/"+url.PathEscape("GOV:SG:mom.gov.sg"), &d)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		r = s.get(t, "/api/v1/domains/ngo%3Aintl%3Awho.int", &d)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, seedengine.AuthorityNGO, d.Authority)
 
-		s.do(t, request{path: "/api/v1/domains/gov:sg:unknown.gov.sg"}).problem(t, http.StatusNotFound, "not_found")
+		s.do(t, request{Path: "/api/v1/domains/gov:sg:unknown.gov.sg"}).Problem(t, http.StatusNotFound, "not_found")
 		for _, bad := range []string{"mom.gov.sg", "boss:sg:mom.gov.sg", "gov:zz:mom.gov.sg", "gov:sg:bad_host!"} {
-			p := s.do(t, request{path: "/api/v1/domains/" + url.PathEscape(bad)}).problem(t, http.StatusUnprocessableEntity, "invalid")
-			require.Equal(t, []string{"path.domainId"}, locations(p), bad)
+			p := s.do(t, request{Path: "/api/v1/domains/" + url.PathEscape(bad)}).Problem(t, http.StatusUnprocessableEntity, "invalid")
+			require.Equal(t, []string{"path.domainId"}, httpapitest.Locations(p), bad)
 		}
-		p := s.do(t, request{path: "/api/v1/domains?country=xx"}).problem(t, http.StatusUnprocessableEntity, "invalid")
-		require.Equal(t, []string{"query.country"}, locations(p))
-		p = s.do(t, request{path: "/api/v1/domains?authority=royal"}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p := s.do(t, request{Path: "/api/v1/domains?country=xx"}).Problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Equal(t, []string{"query.country"}, httpapitest.Locations(p))
+		p = s.do(t, request{Path: "/api/v1/domains?authority=royal"}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Len(t, p.Errors, 1)
-		p = s.do(t, request{path: "/api/v1/domains?limit=1001"}).problem(t, http.StatusUnprocessableEntity, "invalid")
+		p = s.do(t, request{Path: "/api/v1/domains?limit=1001"}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Len(t, p.Errors, 1)
 	})
 }

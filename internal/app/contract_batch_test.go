@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"context"
@@ -52,7 +52,7 @@ type contractBatchResult struct {
 func (s *stack) runContract(t *testing.T, ids []string, chunkSize int) (seedengine.Batch, contractBatchResult) {
 	t.Helper()
 	r := s.post(t, "/api/v1/queues/contract", map[string]any{"country": "sg", "category": "news", "domainIds": ids, "chunkSize": chunkSize})
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 	id := strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/")
 	b := s.waitBatch(t, id)
 	var res contractBatchResult
@@ -64,7 +64,7 @@ func (s *stack) seed(t *testing.T, id string) seedengine.Seed {
 	t.Helper()
 	var sd seedengine.Seed
 	r := s.get(t, "/api/v1/seeds/"+url.PathEscape(id), &sd)
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	return sd
 }
 
@@ -145,11 +145,11 @@ func TestContractBatchOnSimulatedWeb(t *testing.T) {
 			var ev contract.Evidence
 			require.NoError(t, json.Unmarshal(raw, &ev))
 			// The API serves the same object.
-			er := s.do(t, request{path: "/api/v1/seeds/" + url.PathEscape(id) + "/evidence"})
-			require.Equal(t, http.StatusOK, er.StatusCode, string(er.body))
+			er := s.do(t, request{Path: "/api/v1/seeds/" + url.PathEscape(id) + "/evidence"})
+			require.Equal(t, http.StatusOK, er.StatusCode, string(er.Body))
 			require.Equal(t, "application/json", er.Header.Get("Content-Type"))
 			require.Equal(t, sd.Evidence.Key, er.Header.Get("X-Evidence-Key"))
-			require.Equal(t, raw, er.body)
+			require.Equal(t, raw, er.Body)
 			require.Equal(t, strings.TrimSuffix(id, "::news"), ev.DomainID)
 			require.Equal(t, sd.Evidence.Requests, ev.Spent.Requests)
 			require.Equal(t, 40, ev.Spent.MaxRequests)
@@ -164,17 +164,17 @@ func TestContractBatchOnSimulatedWeb(t *testing.T) {
 			Total int               `json:"total"`
 		}
 		r := s.get(t, "/api/v1/seeds?country=sg&status=draft&source_type=government", &list)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, 5, list.Total)
 
 		// A person promotes one seed and changes another's contract.
 		r = s.post(t, "/api/v1/seeds/promote", map[string]any{"seedId": "gov:sg:wordpress-site.gov.sg::news"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		r = s.post(t, "/api/v1/seeds/promote", map[string]any{"seedId": "gov:sg:ministry-site.gov.sg::news"})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-		r = s.do(t, request{method: http.MethodPatch, path: "/api/v1/seeds/" + url.PathEscape("gov:sg:ministry-site.gov.sg::news"),
-			body: map[string]any{"fetch": map[string]any{"entry_url": "https://ministry-site.gov.sg/newsroom/"}}})
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		r = s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + url.PathEscape("gov:sg:ministry-site.gov.sg::news"),
+			Body: map[string]any{"fetch": map[string]any{"entry_url": "https://ministry-site.gov.sg/newsroom/"}}})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 
 		// A second run refreshes drafts and never touches active seeds: an
 		// unchanged contract is just kept, a different one is recorded as a
@@ -207,7 +207,7 @@ func TestContractBatchOnSimulatedWeb(t *testing.T) {
 			Items []seedengine.SeedVersion `json:"items"`
 		}
 		r = s.get(t, "/api/v1/seeds/"+url.PathEscape("gov:sg:ministry-site.gov.sg::news")+"/versions", &versions)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Len(t, versions.Items, 3)
 		require.Equal(t, seedengine.SeedVersionProposed, versions.Items[0].State)
 		require.Equal(t, "https://ministry-site.gov.sg/newsroom/rss", versions.Items[0].Contract.Fetch.EntryURL)
@@ -258,14 +258,14 @@ func TestContractBatchFromResearchFlow(t *testing.T) {
 			"https://sermitsiaq.ag/", "https://www.reuters.com/world/", "https://knr.gl/da/nyheder", "https://naalakkersuisut.gl/",
 			"https://sermitsiaq.ag/samfund",
 		}})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		b := s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
 		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
 		require.Zero(t, runner.count(), "research classifies URLs; it fetches nothing")
 
 		var part seedengine.ResearchPartition
 		r = s.get(t, "/api/v1/research/gl/news/"+date, &part)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		var ids []string
 		for _, d := range part.DomainList {
 			ids = append(ids, d.ID)
@@ -274,7 +274,7 @@ func TestContractBatchFromResearchFlow(t *testing.T) {
 
 		// The domain_ids research found, one of them of another country.
 		r = s.post(t, "/api/v1/queues/contract", map[string]any{"country": "gl", "category": "news", "domainIds": ids})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		b = s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
 		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
 		require.Equal(t, seedengine.ItemCounts{Total: 4, Succeeded: 4}, b.Items)
@@ -286,9 +286,9 @@ func TestContractBatchFromResearchFlow(t *testing.T) {
 
 		// The partition itself: as many items as the partition has domains.
 		r = s.post(t, "/api/v1/queues/contract", map[string]any{"country": "gl", "category": "news", "date": date})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		var accepted seedengine.Batch
-		require.NoError(t, json.Unmarshal(r.body, &accepted))
+		require.NoError(t, json.Unmarshal(r.Body, &accepted))
 		require.Equal(t, part.Domains, accepted.Items.Total)
 		b = s.waitBatch(t, accepted.ID)
 		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))

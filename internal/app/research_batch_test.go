@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -36,7 +37,7 @@ func (s *stack) waitBatch(t *testing.T, id string) seedengine.Batch {
 	for {
 		var b seedengine.Batch
 		r := s.get(t, "/api/v1/queues/batch/"+id, &b)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		if b.Status.Finished() {
 			return b
 		}
@@ -92,8 +93,8 @@ func TestResearchBatchValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := s.post(t, "/api/v1/queues/research", tt.body).problem(t, http.StatusUnprocessableEntity, "invalid")
-			require.Contains(t, locations(p), tt.loc, "%+v", p)
+			p := s.post(t, "/api/v1/queues/research", tt.body).Problem(t, http.StatusUnprocessableEntity, "invalid")
+			require.Contains(t, httpapitest.Locations(p), tt.loc, "%+v", p)
 		})
 	}
 	var l struct{ Total int }
@@ -118,8 +119,8 @@ func TestResearchBatchRuns(t *testing.T) {
 			"country": "SG", "category": "news", "date": "2026-01-28", "urls": urls,
 			"research_methods": []string{"search"}, "queries": []string{"site:gov.sg"},
 		})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		b := decode[seedengine.Batch](t, r)
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		b := httpapitest.Decode[seedengine.Batch](t, r)
 		require.Equal(t, "/api/v1/queues/batch/"+b.ID, r.Header.Get("Location"))
 		require.Equal(t, seedengine.BatchResearch, b.Kind)
 		require.Equal(t, "sg", b.Country)
@@ -177,8 +178,8 @@ func TestResearchBatchCompletes(t *testing.T) {
 		"country": "jp", "category": "policy", "chunkSize": 2,
 		"urls": []string{"https://www.mhlw.go.jp/", "https://www.u-tokyo.ac.jp/", "https://www.nhk.or.jp/"},
 	})
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-	b := s.waitBatch(t, decode[seedengine.Batch](t, r).ID)
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+	b := s.waitBatch(t, httpapitest.Decode[seedengine.Batch](t, r).ID)
 	require.Equal(t, seedengine.BatchCompleted, b.Status)
 	require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 2}, b.Chunks)
 	var res batchResult
@@ -227,8 +228,8 @@ func TestResearchBatchRetryWritesOneFile(t *testing.T) {
 			"country": "sg", "category": "news", "date": "2026-01-28", "chunkSize": 2,
 			"urls": []string{"https://www.mom.gov.sg/", "https://www.moh.gov.sg/", "https://www.nus.edu.sg/"},
 		})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		id := decode[seedengine.Batch](t, r).ID
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		id := httpapitest.Decode[seedengine.Batch](t, r).ID
 		b, err := s.batchSvc.FindBatchByID(t.Context(), id)
 		require.NoError(t, err)
 		c, err := s.batchSvc.FindBatchChunk(t.Context(), id, 1)
@@ -273,8 +274,8 @@ func TestResearchBatchRetriedByTheQueue(t *testing.T) {
 		"country": "sg", "category": "news", "date": "2026-01-28", "chunkSize": 2,
 		"urls": []string{"https://www.mom.gov.sg/", "https://www.moh.gov.sg/", "https://www.nus.edu.sg/"},
 	})
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-	id := decode[seedengine.Batch](t, r).ID
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+	id := httpapitest.Decode[seedengine.Batch](t, r).ID
 	b := s.waitBatch(t, id)
 	require.Equal(t, seedengine.BatchCompleted, b.Status, "%+v", b)
 	require.Equal(t, seedengine.ChunkCounts{Total: 2, Done: 2}, b.Chunks)
@@ -303,8 +304,8 @@ func TestResearchBatchStorageFailureFailsBatch(t *testing.T) {
 	r := s.post(t, "/api/v1/queues/research", map[string]any{
 		"country": "sg", "category": "news", "date": "2026-01-28", "urls": []string{"https://www.mom.gov.sg/"},
 	})
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-	id := decode[seedengine.Batch](t, r).ID
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+	id := httpapitest.Decode[seedengine.Batch](t, r).ID
 	b := s.waitBatch(t, id)
 	require.Equal(t, seedengine.BatchFailed, b.Status)
 	require.Equal(t, seedengine.ChunkCounts{Total: 1, Failed: 1}, b.Chunks)

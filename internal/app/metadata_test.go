@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"context"
@@ -49,7 +49,7 @@ type taskPage struct {
 func (s *stack) addResearch(t *testing.T, country, category, date string, urls ...string) {
 	t.Helper()
 	r := s.post(t, "/api/v1/research", map[string]any{"country": country, "category": category, "date": date, "urls": urls})
-	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 }
 
 // waitTask polls the task list until task id has a final status.
@@ -59,7 +59,7 @@ func (s *stack) waitTask(t *testing.T, id string) seedengine.MetadataTask {
 	for {
 		var page taskPage
 		r := s.get(t, "/api/v1/metadata/tasks?limit=1000", &page)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		for _, task := range page.Items {
 			if task.ID == id && task.Status.Finished() {
 				return task
@@ -76,8 +76,8 @@ func (s *stack) snapshot(t *testing.T) (seedengine.MetadataSnapshot, []byte) {
 	t.Helper()
 	var snap seedengine.MetadataSnapshot
 	r := s.get(t, "/api/v1/metadata/snapshot", &snap)
-	require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
-	return snap, r.body
+	require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+	return snap, r.Body
 }
 
 func TestMetadataSnapshotAndCountry(t *testing.T) {
@@ -97,7 +97,7 @@ func TestMetadataSnapshotAndCountry(t *testing.T) {
 		s.addResearch(t, "jp", "news", "2026-01-28", "https://www.mhlw.go.jp/")
 		r := s.post(t, "/api/v1/seeds", map[string]any{"domain_id": "gov:sg:mom.gov.sg", "category": "news",
 			"fetch": map[string]any{"type": "rss", "entry_url": "https://www.mom.gov.sg/feed"}})
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 
 		snap, body := s.snapshot(t)
 		require.Equal(t, 3, snap.Totals.Partitions)
@@ -118,7 +118,7 @@ func TestMetadataSnapshotAndCountry(t *testing.T) {
 
 		var sg seedengine.CountryMetadata
 		r = s.get(t, "/api/v1/metadata/by-country/SG", &sg)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, "sg", sg.Country)
 		require.Equal(t, 2, sg.Totals.Partitions)
 		require.Equal(t, 3, sg.Totals.Domains)
@@ -127,14 +127,14 @@ func TestMetadataSnapshotAndCountry(t *testing.T) {
 		require.Equal(t, seedengine.PartitionCounts{Chunks: 1, Records: 1, Domains: 1}, sg.Categories["policy"]["2026-01-29"])
 
 		r = s.get(t, "/api/v1/metadata/by-country/fr", nil)
-		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.Body))
 		r = s.get(t, "/api/v1/metadata/by-country/xx1", nil)
-		require.Equal(t, http.StatusUnprocessableEntity, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusUnprocessableEntity, r.StatusCode, string(r.Body))
 
 		// Without a remote there is nothing to sync to.
 		r = s.post(t, "/api/v1/metadata/sync", nil)
-		require.Equal(t, http.StatusConflict, r.StatusCode, string(r.body))
-		require.Contains(t, string(r.body), "metadata-git-url")
+		require.Equal(t, http.StatusConflict, r.StatusCode, string(r.Body))
+		require.Contains(t, string(r.Body), "metadata-git-url")
 	})
 }
 
@@ -147,8 +147,8 @@ func TestMetadataSyncToGitRemote(t *testing.T) {
 
 		var task seedengine.MetadataTask
 		r := s.post(t, "/api/v1/metadata/sync", nil)
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &task))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &task))
 		require.Equal(t, seedengine.TriggerAPI, task.Trigger)
 		task = s.waitTask(t, task.ID)
 		require.Equal(t, seedengine.TaskSucceeded, task.Status, task.Error)
@@ -169,8 +169,8 @@ func TestMetadataSyncToGitRemote(t *testing.T) {
 
 		// Nothing changed: no commit.
 		r = s.post(t, "/api/v1/queues/trigger/metadata-sync", nil)
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &task))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &task))
 		require.Equal(t, seedengine.TriggerQueue, task.Trigger)
 		task = s.waitTask(t, task.ID)
 		require.Equal(t, seedengine.TaskSkippedUnchanged, task.Status, task.Error)
@@ -180,8 +180,8 @@ func TestMetadataSyncToGitRemote(t *testing.T) {
 		// New data: a new commit on top.
 		s.addResearch(t, "jp", "news", "2026-01-28", "https://www.mhlw.go.jp/")
 		r = s.post(t, "/api/v1/metadata/sync", nil)
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-		require.NoError(t, json.Unmarshal(r.body, &task))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		require.NoError(t, json.Unmarshal(r.Body, &task))
 		task = s.waitTask(t, task.ID)
 		require.Equal(t, seedengine.TaskSucceeded, task.Status, task.Error)
 		require.Equal(t, head, gitIn(t, gitDir, "rev-parse", "main~1"))
@@ -189,7 +189,7 @@ func TestMetadataSyncToGitRemote(t *testing.T) {
 
 		var page taskPage
 		r = s.get(t, "/api/v1/metadata/tasks?status=skipped_unchanged", &page)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, 1, page.Total)
 		r = s.get(t, "/api/v1/metadata/tasks?status=bogus", nil)
 		require.Equal(t, http.StatusUnprocessableEntity, r.StatusCode)
@@ -210,11 +210,11 @@ func TestMetadataSyncCoalesces(t *testing.T) {
 		wg.Go(func() {
 			r := s.post(t, "/api/v1/metadata/sync", nil)
 			if r.StatusCode != http.StatusAccepted {
-				t.Errorf("sync request: %d %s", r.StatusCode, r.body)
+				t.Errorf("sync request: %d %s", r.StatusCode, r.Body)
 				return
 			}
 			var task seedengine.MetadataTask
-			if err := json.Unmarshal(r.body, &task); err != nil {
+			if err := json.Unmarshal(r.Body, &task); err != nil {
 				t.Error(err)
 			}
 			ids[i] = task.ID
@@ -234,7 +234,7 @@ func TestMetadataSyncCoalesces(t *testing.T) {
 	for i := range 20 {
 		r := s.post(t, "/api/v1/queues/research", map[string]any{"country": "sg", "category": "news", "date": "2026-01-28",
 			"urls": []string{fmt.Sprintf("https://www.site%d.gov.sg/", i)}})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 	}
 	require.NoError(t, s.queue.Start(context.WithoutCancel(t.Context())))
 	t.Cleanup(func() {
@@ -287,14 +287,14 @@ func TestMetadataSyncFailureHidesCredentials(t *testing.T) {
 	s := newStack(t, sqlstoretest.OpenSQLite(t), withQueue(), withMetadata(metadataOpts{gitURL: remote, workDir: t.TempDir()}))
 	var task seedengine.MetadataTask
 	r := s.post(t, "/api/v1/metadata/sync", nil)
-	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
-	require.NoError(t, json.Unmarshal(r.body, &task))
+	require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+	require.NoError(t, json.Unmarshal(r.Body, &task))
 	task = s.waitTask(t, task.ID)
 	require.Equal(t, seedengine.TaskFailed, task.Status)
 	require.NotEmpty(t, task.Error)
 	r = s.get(t, "/api/v1/metadata/tasks", nil)
-	require.NotContains(t, string(r.body), "s3cr3t")
-	require.NotContains(t, string(r.body), "robot:")
+	require.NotContains(t, string(r.Body), "s3cr3t")
+	require.NotContains(t, string(r.Body), "robot:")
 	require.Equal(t, "http://127.0.0.1:1/metadata.git", task.Remote)
 }
 
@@ -306,14 +306,14 @@ func TestSnapshotAgreesWithResearchAfterDelete(t *testing.T) {
 		s := newStack(t, db, withMetadata(metadataOpts{}))
 		s.addResearch(t, "sg", "news", "2026-01-28", "https://www.mom.gov.sg/")
 		s.addResearch(t, "sg", "news", "2026-01-29", "https://www.mti.gov.sg/")
-		r := s.do(t, request{method: http.MethodDelete, path: "/api/v1/datasets/sg/news/2026-01-29/raw_0001"})
-		require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.body))
+		r := s.do(t, request{Method: http.MethodDelete, Path: "/api/v1/datasets/sg/news/2026-01-29/raw_0001"})
+		require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.Body))
 
 		var list struct {
 			Total int `json:"total"`
 		}
 		r = s.get(t, "/api/v1/research", &list)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		snap, _ := s.snapshot(t)
 		require.Equal(t, 1, list.Total)
 		require.Equal(t, list.Total, snap.Totals.Partitions)
@@ -321,6 +321,6 @@ func TestSnapshotAgreesWithResearchAfterDelete(t *testing.T) {
 		require.NotContains(t, snap.Countries["sg"]["news"], "2026-01-29")
 		var country map[string]any
 		r = s.get(t, "/api/v1/metadata/by-country/sg", &country)
-		require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 	})
 }

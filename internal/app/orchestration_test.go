@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"encoding/json"
@@ -68,7 +68,7 @@ func (s *stack) orchestrate(t *testing.T, force bool) (int, orchestrateAnswer) {
 	t.Helper()
 	r := s.post(t, "/api/v1/seeds/orchestrate", map[string]any{"country": "SG", "category": "news", "date": "2026-01-28", "force": force})
 	var a orchestrateAnswer
-	require.NoError(t, json.Unmarshal(r.body, &a), string(r.body))
+	require.NoError(t, json.Unmarshal(r.Body, &a), string(r.Body))
 	return r.StatusCode, a
 }
 
@@ -112,15 +112,15 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 
 		// Nothing saved yet: 404.
 		r := s.post(t, "/api/v1/seeds/orchestrate", map[string]any{"country": "sg", "category": "news", "date": "2026-01-28"})
-		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.Body))
 		r = s.post(t, "/api/v1/seeds/orchestrate", map[string]any{"country": "sg", "category": "news", "date": "2026-02-30"})
-		require.Equal(t, http.StatusUnprocessableEntity, r.StatusCode, string(r.body))
-		require.Contains(t, string(r.body), "date")
+		require.Equal(t, http.StatusUnprocessableEntity, r.StatusCode, string(r.Body))
+		require.Contains(t, string(r.Body), "date")
 
 		// Three files whose domains overlap; litter that is not a raw file.
 		for _, f := range [][]string{hosts[0:3], hosts[1:4], {hosts[2], hosts[4], hosts[0]}} {
 			r := s.post(t, "/api/v1/datasets/sg/news/2026-01-28", json.RawMessage(rawFile(f...)))
-			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		}
 		prefix, err := blobstore.PartitionPrefix(p)
 		require.NoError(t, err)
@@ -196,7 +196,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		_, err = s.blobs.Put(t.Context(), badKey, strings.NewReader(`{"meta":{"country":"SG","category":"news","date":"2026-01-28"},"records":[{"raw_url":`), "application/json")
 		require.NoError(t, err)
 		r = s.post(t, "/api/v1/datasets/sg/news/2026-01-28", json.RawMessage(rawFile(hosts[5], hosts[0])))
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		code, a = s.orchestrate(t, false)
 		require.Equal(t, http.StatusAccepted, code)
 		require.Equal(t, orchestrateAnswer{Status: "queued", BatchID: a.BatchID, FilesFound: 5, MessagesSent: 2, Skipped: 3}, a)
@@ -218,7 +218,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			r = s.get(t, "/api/v1/queues/dead-letters?kind=orchestration_file", &dead)
-			require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 			if dead.Total > 0 || time.Now().After(deadline) {
 				break
 			}
@@ -236,9 +236,9 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		_, err = s.blobs.Put(t.Context(), badKey, strings.NewReader(rawFile(hosts[2])), "application/json")
 		require.NoError(t, err)
 		r = s.post(t, fmt.Sprintf("/api/v1/queues/dead-letters/%d/retry", dl.ID), nil)
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		r = s.post(t, fmt.Sprintf("/api/v1/queues/dead-letters/%d/retry", dl.ID), nil)
-		require.Equal(t, http.StatusConflict, r.StatusCode, "no longer a dead letter: %s", r.body)
+		require.Equal(t, http.StatusConflict, r.StatusCode, "no longer a dead letter: %s", r.Body)
 		b = s.waitBatch(t, a.BatchID)
 		require.Equal(t, seedengine.BatchCompleted, b.Status, "%+v", b.Chunks)
 		require.Equal(t, seedengine.ChunkCounts{Total: 5, Done: 5}, b.Chunks)
@@ -247,7 +247,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.StatusCode)
 		require.False(t, slices.ContainsFunc(dead.Items, func(d seedengine.DeadLetter) bool { return d.ID == dl.ID }))
 		r = s.post(t, "/api/v1/queues/dead-letters/999999/retry", nil)
-		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusNotFound, r.StatusCode, string(r.Body))
 	})
 }
 

@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"net/http"
@@ -36,10 +36,10 @@ func TestContractBatchCatalogue(t *testing.T) {
 			urls[i] = "https://" + domain + "/"
 		}
 		r := s.post(t, "/api/v1/research", map[string]any{"country": "intl", "category": "news", "date": date, "urls": urls})
-		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 
 		r = s.post(t, "/api/v1/queues/contract", map[string]any{"country": "intl", "category": "news", "date": date, "chunkSize": 8})
-		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.body))
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
 		b := s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
 		require.Equal(t, seedengine.BatchCompleted, b.Status, string(b.Result))
 		require.Equal(t, len(entries), b.Items.Succeeded)
@@ -55,7 +55,7 @@ func TestContractBatchCatalogue(t *testing.T) {
 		for after := ""; ; after = page.NextAfter {
 			page.Items, page.NextAfter = nil, ""
 			r := s.get(t, "/api/v1/seeds?limit=100&status=draft&after="+after, &page)
-			require.Equal(t, http.StatusOK, r.StatusCode, string(r.body))
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 			for _, sd := range page.Items {
 				seeds[key{sd.Source.Domain, sd.ContentType}] = sd
 			}

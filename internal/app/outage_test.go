@@ -1,4 +1,4 @@
-package httpapi_test
+package app_test
 
 import (
 	"encoding/json"
@@ -31,9 +31,9 @@ func TestDatabaseOutageIs503(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
-	r := s.do(t, request{path: "/openapi.json"})
+	r := s.do(t, request{Path: "/openapi.json"})
 	require.Equal(t, http.StatusOK, r.StatusCode)
-	require.NoError(t, json.Unmarshal(r.body, &doc))
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
 	var paths []string
 	for tmpl, ops := range doc.Paths {
 		if _, ok := ops["get"]; ok {
@@ -43,12 +43,12 @@ func TestDatabaseOutageIs503(t *testing.T) {
 	statuses := func() map[string]int {
 		out := map[string]int{}
 		for _, p := range paths {
-			r := s.do(t, request{path: p})
+			r := s.do(t, request{Path: p})
 			out[p] = r.StatusCode
-			require.NotEqual(t, http.StatusInternalServerError, r.StatusCode, "GET %s: %s", p, r.body)
+			require.NotEqual(t, http.StatusInternalServerError, r.StatusCode, "GET %s: %s", p, r.Body)
 			if r.StatusCode == http.StatusServiceUnavailable {
 				if p != "/health/ready" { // a readiness report, not a problem
-					r.problem(t, http.StatusServiceUnavailable, "unavailable")
+					r.Problem(t, http.StatusServiceUnavailable, "unavailable")
 				}
 				require.Equal(t, "5", r.Header.Get("Retry-After"), "GET %s", p)
 			}
@@ -71,13 +71,13 @@ func TestDatabaseOutageIs503(t *testing.T) {
 	var p struct {
 		Detail string `json:"detail"`
 	}
-	r = s.do(t, request{path: "/api/v1/seeds"})
-	require.NoError(t, json.Unmarshal(r.body, &p))
+	r = s.do(t, request{Path: "/api/v1/seeds"})
+	require.NoError(t, json.Unmarshal(r.Body, &p))
 	require.Contains(t, p.Detail, "database", "the problem names what is down")
 
 	proxy.Restore()
 	require.Eventually(t, func() bool {
-		return s.do(t, request{path: "/health/ready"}).StatusCode == http.StatusOK
+		return s.do(t, request{Path: "/health/ready"}).StatusCode == http.StatusOK
 	}, 30*time.Second, 50*time.Millisecond, "ready again once the database is back")
 	after := statuses()
 	for _, path := range down {
