@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -324,7 +324,7 @@ func BenchmarkOrchestration100x200(b *testing.B) {
 		}
 		body := fmt.Sprintf(`{"meta":{"dataset_id":"bench","country":"SG","category":"news","date":"2026-01-28","record_count":%d},"records":[%s]}`,
 			perFile, strings.Join(recs, ","))
-		key, err := blobstore.RawChunkKey(p, f+1)
+		key, err := layout.RawChunkKey(p, f+1)
 		require.NoError(b, err)
 		_, err = a.Blobs.Put(b.Context(), key, strings.NewReader(body), "application/json")
 		require.NoError(b, err)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -48,7 +50,7 @@ const (
 type uploadFile struct {
 	path string // on disk
 	key  string // in the store
-	k    blobstore.Key
+	k    layout.Key
 	size int64
 }
 
@@ -96,7 +98,7 @@ func runUpload(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer blobs.Close()
 	existing := map[string]bool{}
-	if err := blobs.List(ctx, blobstore.RawRoot, func(o blobstore.Object) error {
+	if err := blobs.List(ctx, layout.RawRoot, func(o blobstore.Object) error {
 		existing[o.Key] = true
 		return nil
 	}); err != nil {
@@ -107,7 +109,7 @@ func runUpload(ctx context.Context, args []string, getenv func(string) string, s
 	if err != nil {
 		return err
 	}
-	u := &uploader{blobs: blobs, dryRun: dryRun}
+	u := &uploader{dryRun: dryRun}
 	if !dryRun {
 		db, err := sqlstore.Open(ctx, c.DatabaseURL)
 		if err != nil {
@@ -117,7 +119,7 @@ func runUpload(ctx context.Context, args []string, getenv func(string) string, s
 		if err := db.Migrate(ctx); err != nil {
 			return fmt.Errorf("migrate database: %w", err)
 		}
-		u.index = sqlstore.NewDatasetIndex(db)
+		u.datasets = dataset.New(blobs, sqlstore.NewDatasetIndex(db), nil)
 		u.research = research.New(nil, sqlstore.NewDomainService(db), nil, classifier, nil)
 	}
 
@@ -195,8 +197,8 @@ func findRawFiles(dir string) ([]uploadFile, []string, error) {
 	}
 	// DIR may be the raw directory itself rather than its parent.
 	prefix := ""
-	if filepath.Base(abs) == strings.TrimSuffix(blobstore.RawRoot, "/") {
-		prefix = blobstore.RawRoot
+	if filepath.Base(abs) == strings.TrimSuffix(layout.RawRoot, "/") {
+		prefix = layout.RawRoot
 	}
 	var files []uploadFile
 	var ignored []string
@@ -218,8 +220,8 @@ func findRawFiles(dir string) ([]uploadFile, []string, error) {
 			return nil
 		}
 		key := prefix + rel
-		k, err := blobstore.ParseKey(key)
-		if err != nil || k.Kind != blobstore.KindRawChunk {
+		k, err := layout.ParseKey(key)
+		if err != nil || k.Kind != layout.KindRawChunk {
 			ignored = append(ignored, rel)
 			return nil
 		}
@@ -235,14 +237,14 @@ func findRawFiles(dir string) ([]uploadFile, []string, error) {
 // uploader validates and writes one file at a time; it is shared by the
 // upload workers.
 type uploader struct {
-	blobs    *blobstore.Store
-	index    *sqlstore.DatasetIndex
+	datasets *dataset.Service  // imports each file at its own key
 	research *research.Service // registers domains only
 	dryRun   bool
 }
 
-// upload validates f and, unless dry-running, registers its domains, writes
-// it and indexes it. It writes no .success checkpoint: that marks a chunk
+// upload validates f and, unless dry-running, registers its domains and
+// imports it through the dataset service (written at its key, validated
+// again as it streams, indexed). It writes no .success checkpoint: that marks a chunk
 // the seed file processor has handled, and an uploaded chunk has not been.
 // Domains come first: a run cut short after the write skips the file next time as existing, and the
 // dataset service indexes a chunk it meets unindexed, but nothing would
@@ -272,27 +274,16 @@ func (u *uploader) upload(ctx context.Context, f uploadFile) (uploadOutcome, int
 	if err != nil {
 		return 0, 0, "", err
 	}
-	n, err := u.blobs.PutIfAbsent(ctx, f.key, file, "application/json")
+	_, err = u.datasets.ImportChunk(ctx, p, f.k.Chunk, uploadOrigin(f.key), file)
 	file.Close()
-	if seedengine.ErrorCode(err) == seedengine.ECONFLICT {
-		return outcomeExists, 0, "", nil // written since the listing
-	}
 	if err != nil {
+		switch seedengine.ErrorCode(err) {
+		case seedengine.ECONFLICT:
+			return outcomeExists, 0, "", nil // written since the listing
+		case seedengine.EINVALID:
+			return outcomeInvalid, 0, invalidReason(err), nil // changed since validated
+		}
 		return 0, 0, "", err
-	}
-	name, _ := blobstore.ChunkName(f.k.Chunk)
-	if err := u.index.IndexChunk(ctx, seedengine.ChunkInfo{
-		Partition: p,
-		Chunk:     f.k.Chunk,
-		Name:      name,
-		Key:       f.key,
-		Bytes:     n,
-		Records:   records,
-		Completed: false, // not processed by the seed file processor yet
-		Origin:    uploadOrigin(f.key),
-		ModTime:   time.Now().UTC(),
-	}); err != nil {
-		return 0, 0, "", fmt.Errorf("index chunk: %w", err)
 	}
 	return outcomeUploaded, records, "", nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -105,7 +106,7 @@ func (e *uploadEnv) open(t *testing.T) *process {
 func storedKeys(t *testing.T, blobs *blobstore.Store) []string {
 	t.Helper()
 	var keys []string
-	require.NoError(t, blobs.List(context.Background(), blobstore.RawRoot, func(o blobstore.Object) error {
+	require.NoError(t, blobs.List(context.Background(), layout.RawRoot, func(o blobstore.Object) error {
 		keys = append(keys, o.Key)
 		return nil
 	}))

@@ -109,7 +109,7 @@ func New(cfg Config) (*App, error) {
 	a.Keys = sqlstore.NewAPIKeyService(db)
 	a.Batches = sqlstore.NewBatchService(db)
 	index := sqlstore.NewDatasetIndex(db)
-	a.Datasets = dataset.New(dataset.Objects(blobs), index, log)
+	a.Datasets = dataset.New(blobs, index, log)
 	a.Datasets.TempDir = cfg.StagingDir
 	a.Domains = sqlstore.NewDomainService(db)
 	var w research.DatasetWriter = a.Datasets
@@ -214,7 +214,7 @@ func (a *App) Deps() httpapi.Deps {
 		// A check asked for through the API runs on any working process;
 		// the job's worker is registered everywhere.
 		SeedCheckQueue: a.Queue,
-		Objects:        dataset.Objects(a.Blobs),
+		Objects:        a.Blobs,
 		DeadLetters:    a.Queue,
 		Metadata:       a.Metadata,
 		MetadataSync:   a.Metadata,

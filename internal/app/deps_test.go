@@ -14,8 +14,9 @@ const module = "github.com/seedengine/seedengine"
 
 // The dependency rule of docs/architecture.md, read from the packages'
 // imports (test files aside): the root imports nothing of the project,
-// sqlstore only the root, the services neither the store nor the queue,
-// the API neither, and the queue no service.
+// sqlstore and layout only the root, the services neither the database,
+// the object store nor the queue, the API neither, and the queue no
+// service.
 func TestDependencyRule(t *testing.T) {
 	t.Parallel()
 	root, err := filepath.Abs("../..")
@@ -61,8 +62,11 @@ func TestDependencyRule(t *testing.T) {
 	services := []string{"/internal/research", "/internal/liveness", "/internal/contract", "/internal/orchestrate",
 		"/internal/seedcheck", "/internal/metasync", "/internal/dataset"}
 	for _, s := range services {
-		forbid(s, "/internal/sqlstore", "/internal/jobs", "/internal/httpapi", "/internal/app")
+		forbid(s, "/internal/sqlstore", "/internal/blobstore", "/internal/jobs", "/internal/httpapi", "/internal/app")
 	}
-	forbid("/internal/httpapi", "/internal/sqlstore", "/internal/jobs", "/internal/app")
+	forbid("/internal/httpapi", "/internal/sqlstore", "/internal/blobstore", "/internal/jobs", "/internal/app")
+	for _, imp := range imports[module+"/internal/layout"] {
+		require.Equal(t, module, imp, "layout imports only the root package")
+	}
 	forbid("/internal/jobs", append(services, "/internal/httpapi", "/internal/app")...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -114,12 +115,12 @@ func TestLivenessBatchRuns(t *testing.T) {
 		// One JSONL part per chunk, each line a result. Once the batch has
 		// finished, its finisher merges the parts, in chunk order, into one
 		// {batch}.jsonl and deletes them, so wait for that.
-		k, err := blobstore.ParseKey(res.ResultsKey)
+		k, err := layout.ParseKey(res.ResultsKey)
 		require.NoError(t, err)
-		require.Equal(t, blobstore.KindLiveness, k.Kind)
+		require.Equal(t, layout.KindLiveness, k.Kind)
 		require.Equal(t, id, k.BatchID)
 		mergedKey := res.ResultsKey
-		prefix, err := blobstore.LivenessPrefix("sg", k.Partition.Date)
+		prefix, err := layout.LivenessPrefix("sg", k.Partition.Date)
 		require.NoError(t, err)
 		deadline := time.Now().Add(30 * time.Second)
 		for {

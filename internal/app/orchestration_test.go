@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -122,7 +122,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 			r := s.post(t, "/api/v1/datasets/sg/news/2026-01-28", json.RawMessage(rawFile(f...)))
 			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 		}
-		prefix, err := blobstore.PartitionPrefix(p)
+		prefix, err := layout.PartitionPrefix(p)
 		require.NoError(t, err)
 		for _, name := range []string{".DS_Store", "raw_metadata.json", "notes.txt"} {
 			_, err := s.blobs.Put(t.Context(), prefix+name, strings.NewReader("x"), "")
@@ -147,12 +147,12 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		require.Equal(t, 2, res.Sitemaps.Found, "wordpress and the news index; static has none, the gov site's robots.txt is 503, gone is dead")
 
 		for n := 1; n <= 3; n++ {
-			key, err := blobstore.RawCheckpointKey(p, n)
+			key, err := layout.RawCheckpointKey(p, n)
 			require.NoError(t, err)
 			s.waitObject(t, key)
 		}
 		for _, h := range hosts[:5] {
-			key, err := blobstore.ProdDomainFileKey(p, h, blobstore.FileDomainMetadataSuccess)
+			key, err := layout.ProdDomainFileKey(p, h, layout.FileDomainMetadataSuccess)
 			require.NoError(t, err)
 			require.True(t, s.objectExists(t, key), h)
 		}
@@ -191,7 +191,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		// A malformed file next to a good one: the good one goes through,
 		// the malformed one is retried, then fails in the batch without a
 		// checkpoint, and shows as a dead letter.
-		badKey, err := blobstore.RawChunkKey(p, 4)
+		badKey, err := layout.RawChunkKey(p, 4)
 		require.NoError(t, err)
 		_, err = s.blobs.Put(t.Context(), badKey, strings.NewReader(`{"meta":{"country":"SG","category":"news","date":"2026-01-28"},"records":[{"raw_url":`), "application/json")
 		require.NoError(t, err)
@@ -206,7 +206,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 		res = orchestrationResult{}
 		require.NoError(t, json.Unmarshal(b.Result, &res))
 		require.Equal(t, orchestrate.DomainCounts{Collected: 1, Skipped: 1}, res.Domains, "later-site is new; alpha-site was collected before")
-		badCheckpoint, err := blobstore.RawCheckpointKey(p, 4)
+		badCheckpoint, err := layout.RawCheckpointKey(p, 4)
 		require.NoError(t, err)
 		require.False(t, s.objectExists(t, badCheckpoint))
 
@@ -253,7 +253,7 @@ func TestOrchestrationOnSimulatedWeb(t *testing.T) {
 
 func (s *stack) domainMetadata(t *testing.T, p seedengine.Partition, domain string) orchestrate.DomainMetadata {
 	t.Helper()
-	key, err := blobstore.ProdDomainFileKey(p, domain, blobstore.FileDomainMetadata)
+	key, err := layout.ProdDomainFileKey(p, domain, layout.FileDomainMetadata)
 	require.NoError(t, err)
 	rd, _, err := s.blobs.NewReader(t.Context(), key)
 	require.NoError(t, err)

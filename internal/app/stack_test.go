@@ -20,6 +20,7 @@ import (
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
@@ -183,8 +184,8 @@ func (s *stack) chunkRecords(t *testing.T, p seedengine.Partition, n int) seeden
 func (s *stack) rawKeys(t *testing.T) []string {
 	t.Helper()
 	var keys []string
-	require.NoError(t, s.blobs.List(t.Context(), blobstore.RawRoot, func(o blobstore.Object) error {
-		if k, err := blobstore.ParseKey(o.Key); err == nil && k.Kind == blobstore.KindRawChunk {
+	require.NoError(t, s.blobs.List(t.Context(), layout.RawRoot, func(o blobstore.Object) error {
+		if k, err := layout.ParseKey(o.Key); err == nil && k.Kind == layout.KindRawChunk {
 			keys = append(keys, o.Key)
 		}
 		return nil

@@ -2,9 +2,9 @@
 // outputs and evidence, over gocloud blob (a local directory, memory, or any
 // S3-compatible store).
 //
-// It is also the one place that builds and parses object keys (keys.go), so
-// the layout of DESIGN §5 lives in exactly one file and every component of a
-// key is validated before it reaches a path.
+// *Store implements seedengine.ObjectStore; the keys it stores under are
+// built and parsed in internal/layout, the one place the layout of DESIGN
+// §5 lives. The store itself only refuses keys no driver can hold safely.
 //
 // Errors carry seedengine codes: ENOTFOUND for a missing object, ECONFLICT
 // when PutIfAbsent finds the key taken, EINVALID for a bad key or URL and

@@ -49,11 +49,7 @@ const (
 )
 
 // Object is one object of a listing.
-type Object struct {
-	Key     string
-	Size    int64
-	ModTime time.Time
-}
+type Object = seedengine.Object
 
 // Attributes describe a stored object. On the file driver, which keeps no
 // sidecar metadata, ContentType is always DefaultContentType.
@@ -263,16 +259,17 @@ func (s *Store) putBlob(ctx context.Context, op, key string, r io.Reader, conten
 
 // NewReader opens the object at key for streaming; ENOTFOUND when it does
 // not exist. ctx must stay live until the reader is closed, and the caller
-// must close it.
-func (s *Store) NewReader(ctx context.Context, key string) (io.ReadCloser, Attributes, error) {
+// must close it. size is the object's size in bytes; Attributes tells
+// the rest.
+func (s *Store) NewReader(ctx context.Context, key string) (rc io.ReadCloser, size int64, err error) {
 	if err := validateKey(key); err != nil {
-		return nil, Attributes{}, err
+		return nil, 0, err
 	}
 	r, err := s.bucket.NewReader(ctx, key, nil)
 	if err != nil {
-		return nil, Attributes{}, mapErr("get", key, err)
+		return nil, 0, mapErr("get", key, err)
 	}
-	return r, Attributes{Size: r.Size(), ContentType: r.ContentType(), ModTime: r.ModTime()}, nil
+	return r, r.Size(), nil
 }
 
 // Attributes returns the attributes of the object at key; ENOTFOUND when it

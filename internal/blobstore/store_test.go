@@ -27,6 +27,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 const testBucket = "seedengine-test"
@@ -71,6 +72,9 @@ var drivers = map[string]func(t *testing.T) env{
 
 // forEachDriver runs test as a parallel subtest against every driver, each
 // with its own store, so the drivers are held to one behaviour.
+
+var sgNews = seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
+
 func forEachDriver(t *testing.T, test func(t *testing.T, e env)) {
 	t.Helper()
 	for _, name := range []string{"file", "mem", "s3"} {
@@ -151,7 +155,7 @@ func TestPutGet(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, e env) {
 		s := e.s
 		ctx := t.Context()
-		key, err := blobstore.RawChunkKey(sgNews, 1)
+		key, err := layout.RawChunkKey(sgNews, 1)
 		require.NoError(t, err)
 		body := `{"meta":{"dataset_id":"sg-news-2026-01-28-0001"},"records":[]}`
 		before := time.Now().Add(-time.Minute)
@@ -160,23 +164,22 @@ func TestPutGet(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, len(body), n)
 
-		r, attrs, err := s.NewReader(ctx, key)
+		r, size, err := s.NewReader(ctx, key)
 		require.NoError(t, err)
 		got, err := io.ReadAll(r)
 		require.NoError(t, err)
 		require.NoError(t, r.Close())
 		require.Equal(t, body, string(got))
-		require.EqualValues(t, len(body), attrs.Size)
-		require.True(t, attrs.ModTime.After(before), "mod time %v", attrs.ModTime)
+		require.EqualValues(t, len(body), size)
 
 		a, err := s.Attributes(ctx, key)
 		require.NoError(t, err)
 		require.EqualValues(t, len(body), a.Size)
+		require.True(t, a.ModTime.After(before), "mod time %v", a.ModTime)
 		if e.driver == "file" {
 			require.Equal(t, blobstore.DefaultContentType, a.ContentType, "the file driver keeps no sidecar metadata")
 		} else {
 			require.Equal(t, "application/json", a.ContentType)
-			require.Equal(t, a.ContentType, attrs.ContentType)
 		}
 
 		ok, err := s.Exists(ctx, key)
@@ -188,10 +191,10 @@ func TestPutGet(t *testing.T) {
 		require.Equal(t, "second", get(t, s, key))
 
 		// A checkpoint is empty; no content type falls back to the default.
-		n, err = s.Put(ctx, key+blobstore.SuccessSuffix, bytes.NewReader(nil), "")
+		n, err = s.Put(ctx, key+layout.SuccessSuffix, bytes.NewReader(nil), "")
 		require.NoError(t, err)
 		require.Zero(t, n)
-		a, err = s.Attributes(ctx, key+blobstore.SuccessSuffix)
+		a, err = s.Attributes(ctx, key+layout.SuccessSuffix)
 		require.NoError(t, err)
 		require.Zero(t, a.Size)
 		require.Equal(t, blobstore.DefaultContentType, a.ContentType)
@@ -218,10 +221,10 @@ func TestLargeObjectStreams(t *testing.T) {
 		require.NoError(t, err)
 		require.EqualValues(t, size, n)
 
-		r, attrs, err := s.NewReader(ctx, key)
+		r, stored, err := s.NewReader(ctx, key)
 		require.NoError(t, err)
 		defer r.Close()
-		require.EqualValues(t, size, attrs.Size)
+		require.EqualValues(t, size, stored)
 		got := sha256.New()
 		m, err := io.Copy(got, r)
 		require.NoError(t, err)
@@ -235,7 +238,7 @@ func TestPutIfAbsent(t *testing.T) {
 	forEachDriver(t, func(t *testing.T, e env) {
 		s := e.s
 		ctx := t.Context()
-		key, err := blobstore.RawChunkKey(sgNews, 7)
+		key, err := layout.RawChunkKey(sgNews, 7)
 		require.NoError(t, err)
 
 		n, err := s.PutIfAbsent(ctx, key, strings.NewReader("first"), "application/json")
@@ -441,7 +444,7 @@ func TestListDirs(t *testing.T) {
 			{Country: "my", Category: "news", Date: "2026-01-28"},
 		}
 		for _, p := range parts {
-			key, err := blobstore.RawChunkKey(p, 1)
+			key, err := layout.RawChunkKey(p, 1)
 			require.NoError(t, err)
 			put(t, s, key, "{}")
 		}
@@ -643,15 +646,15 @@ func TestFileLayout(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s := mustOpen(t, fileURL(dir))
-	key, err := blobstore.RawChunkKey(sgNews, 1)
+	key, err := layout.RawChunkKey(sgNews, 1)
 	require.NoError(t, err)
 	put(t, s, key, "{}")
-	_, err = s.PutIfAbsent(t.Context(), key+blobstore.SuccessSuffix, bytes.NewReader(nil), "")
+	_, err = s.PutIfAbsent(t.Context(), key+layout.SuccessSuffix, bytes.NewReader(nil), "")
 	require.NoError(t, err)
 	_, err = s.PutIfAbsent(t.Context(), key, strings.NewReader("again"), "")
 	requireCode(t, err, seedengine.ECONFLICT)
 
-	prefix, err := blobstore.PartitionPrefix(sgNews)
+	prefix, err := layout.PartitionPrefix(sgNews)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(prefix), ".DS_Store"), []byte("x"), 0o600))
 
@@ -663,12 +666,12 @@ func TestFileLayout(t *testing.T) {
 		}
 		return err
 	}))
-	require.ElementsMatch(t, []string{key, key + blobstore.SuccessSuffix, prefix + ".DS_Store"}, files)
+	require.ElementsMatch(t, []string{key, key + layout.SuccessSuffix, prefix + ".DS_Store"}, files)
 
 	var chunks []int
 	for _, k := range listKeys(t, s, prefix) {
-		pk, err := blobstore.ParseKey(k)
-		if err != nil || pk.Kind != blobstore.KindRawChunk {
+		pk, err := layout.ParseKey(k)
+		if err != nil || pk.Kind != layout.KindRawChunk {
 			continue
 		}
 		chunks = append(chunks, pk.Chunk)
@@ -767,4 +770,10 @@ func TestS3DownIsUnavailable(t *testing.T) {
 	_, err = s.PutIfAbsent(ctx, "other", strings.NewReader("v"), "")
 	requireCode(t, err, seedengine.EUNAVAILABLE)
 	requireCode(t, s.Check(ctx), seedengine.EUNAVAILABLE)
+}
+
+func requireCode(t *testing.T, err error, code string) {
+	t.Helper()
+	require.Error(t, err)
+	require.Equal(t, code, seedengine.ErrorCode(err), "error: %v", err)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/console"
 	"github.com/seedengine/seedengine/internal/contract"
-	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
@@ -60,7 +59,7 @@ func setup(t *testing.T, tls bool) *env {
 	batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1}, httpapi.Deps{
-		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: dataset.Objects(blobs),
+		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs,
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
 	con = console.New(console.Config{Version: "test", Now: e.clock.Now, IdleTimeout: time.Hour, MaxAge: 24 * time.Hour},

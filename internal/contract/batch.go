@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // ChunkConcurrency is how many domains of one chunk are examined at once.
@@ -283,7 +283,7 @@ type ChunkResult struct {
 	Requests  int           `json:"requests"`
 }
 
-// ObjectWriter writes an object whole; *blobstore.Store is one.
+// ObjectWriter writes an object whole; any seedengine.ObjectStore is one.
 type ObjectWriter interface {
 	// PutIfAbsent stores r at key unless an object is there already:
 	// ECONFLICT then, and the object is left alone.
@@ -408,7 +408,7 @@ func writeEvidence(ctx context.Context, objects ObjectWriter, ev *Evidence) (str
 		return "", fmt.Errorf("encode evidence of %s: %w", ev.Domain, err)
 	}
 	for attempt := 1; ; attempt++ {
-		key, err := blobstore.ContractEvidenceKey(ev.Domain, ev.StartedAt, blobstore.NewContractRunID())
+		key, err := layout.ContractEvidenceKey(ev.Domain, ev.StartedAt, layout.NewContractRunID())
 		if err != nil {
 			return "", fmt.Errorf("evidence key for %s: %w", ev.Domain, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -132,9 +133,9 @@ func TestChunkProcessorEvidencePerRun(t *testing.T) {
 
 	keys := map[string]string{} // evidence key → domain_id
 	for _, d := range res.Domains {
-		k, err := blobstore.ParseKey(d.Evidence)
+		k, err := layout.ParseKey(d.Evidence)
 		require.NoError(t, err, d.Evidence)
-		require.Equal(t, blobstore.KindContractEvidence, k.Kind)
+		require.Equal(t, layout.KindContractEvidence, k.Kind)
 		require.Equal(t, "x.gov.sg", k.Domain)
 		require.Equal(t, time.Date(2026, 1, 28, 3, 0, 0, 0, time.UTC), k.Time)
 		require.NotEmpty(t, k.RunID)
@@ -143,7 +144,7 @@ func TestChunkProcessorEvidencePerRun(t *testing.T) {
 	require.Len(t, keys, 3, "one evidence key per run")
 
 	var stored []string
-	prefix, err := blobstore.ContractEvidencePrefix("x.gov.sg")
+	prefix, err := layout.ContractEvidencePrefix("x.gov.sg")
 	require.NoError(t, err)
 	require.NoError(t, blobs.List(t.Context(), prefix, func(o blobstore.Object) error {
 		stored = append(stored, o.Key)

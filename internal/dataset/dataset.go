@@ -30,7 +30,7 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // Page bounds of ListPartitions: those of every partition list.
@@ -98,8 +98,8 @@ type listed struct {
 func (s *Service) scan(ctx context.Context, prefix string, keep func(seedengine.Partition) bool) (map[seedengine.Partition]*listed, error) {
 	parts := map[seedengine.Partition]*listed{}
 	err := s.store.List(ctx, prefix, func(o seedengine.Object) error {
-		k, err := blobstore.ParseKey(o.Key)
-		if err != nil || (k.Kind != blobstore.KindRawChunk && k.Kind != blobstore.KindRawCheckpoint) {
+		k, err := layout.ParseKey(o.Key)
+		if err != nil || (k.Kind != layout.KindRawChunk && k.Kind != layout.KindRawCheckpoint) {
 			return nil
 		}
 		if keep != nil && !keep(k.Partition) {
@@ -110,11 +110,11 @@ func (s *Service) scan(ctx context.Context, prefix string, keep func(seedengine.
 			l = &listed{p: k.Partition, chunks: map[int]*seedengine.ChunkInfo{}, done: map[int]bool{}}
 			parts[k.Partition] = l
 		}
-		if k.Kind == blobstore.KindRawCheckpoint {
+		if k.Kind == layout.KindRawCheckpoint {
 			l.done[k.Chunk] = true
 			return nil
 		}
-		name, err := blobstore.ChunkName(k.Chunk)
+		name, err := layout.ChunkName(k.Chunk)
 		if err != nil {
 			return nil
 		}
@@ -225,7 +225,7 @@ func (s *Service) parallel(work []func()) {
 // store confirms its object is gone: a chunk written and indexed after the
 // listing, or one the listing lags behind, still exists and is kept.
 func (s *Service) prune(ctx context.Context, c seedengine.ChunkInfo) {
-	key, err := blobstore.RawChunkKey(c.Partition, c.Chunk)
+	key, err := layout.RawChunkKey(c.Partition, c.Chunk)
 	if err != nil {
 		return
 	}
@@ -315,7 +315,7 @@ func (s *Service) ListPartitions(ctx context.Context, f seedengine.PartitionFilt
 	if err := f.Validate(); err != nil {
 		return nil, 0, err
 	}
-	prefix, err := blobstore.RawFilterPrefix(f.Country, f.Category)
+	prefix, err := layout.RawFilterPrefix(f.Country, f.Category)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -402,7 +402,7 @@ func (s *Service) addDomainCounts(ctx context.Context, f seedengine.PartitionFil
 // store, in total and by country and by category. Chunks whose record
 // count cannot be read add no records.
 func (s *Service) DatasetStats(ctx context.Context) (*seedengine.DatasetStats, error) {
-	parts, err := s.scan(ctx, blobstore.RawRoot, nil)
+	parts, err := s.scan(ctx, layout.RawRoot, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -445,7 +445,7 @@ func (s *Service) DatasetStats(ctx context.Context) (*seedengine.DatasetStats, e
 // counts and checkpoints. ENOTFOUND when p has no chunk; EINVALID for an
 // invalid partition.
 func (s *Service) ListChunks(ctx context.Context, p seedengine.Partition) ([]seedengine.ChunkInfo, error) {
-	prefix, err := blobstore.PartitionPrefix(p)
+	prefix, err := layout.PartitionPrefix(p)
 	if err != nil {
 		return nil, err
 	}
@@ -476,7 +476,7 @@ func notFoundPartition(p seedengine.Partition) error {
 }
 
 func notFoundChunk(p seedengine.Partition, n int) error {
-	name, _ := blobstore.ChunkName(n)
+	name, _ := layout.ChunkName(n)
 	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %s of partition %s/%s/%s does not exist", name, p.Country, p.Category, p.Date)
 }
 
@@ -518,11 +518,11 @@ func (s *Service) OpenChunk(ctx context.Context, p seedengine.Partition, n int) 
 // without data), then its index entry. ENOTFOUND when the chunk does not
 // exist.
 func (s *Service) DeleteChunk(ctx context.Context, p seedengine.Partition, n int) error {
-	key, err := blobstore.RawChunkKey(p, n)
+	key, err := layout.RawChunkKey(p, n)
 	if err != nil {
 		return err
 	}
-	checkpoint, err := blobstore.RawCheckpointKey(p, n)
+	checkpoint, err := layout.RawCheckpointKey(p, n)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/dataset/datasettest"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -53,7 +54,7 @@ func setup(t *testing.T, o setupOpts) *bundle {
 	bs, err := blobstore.Open(context.Background(), url)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = bs.Close() })
-	b := &bundle{blobs: bs, store: &spyStore{ObjectStore: dataset.Objects(bs)}, tmp: t.TempDir()}
+	b := &bundle{blobs: bs, store: &spyStore{ObjectStore: bs}, tmp: t.TempDir()}
 	if o.sql {
 		b.index = sqlstore.NewDatasetIndex(sqlstoretest.OpenSQLite(t))
 	} else {
@@ -156,7 +157,7 @@ func (b *bundle) put(t *testing.T, key, content string) {
 
 func chunkKey(t *testing.T, p seedengine.Partition, n int) string {
 	t.Helper()
-	k, err := blobstore.RawChunkKey(p, n)
+	k, err := layout.RawChunkKey(p, n)
 	require.NoError(t, err)
 	return k
 }
@@ -231,7 +232,7 @@ func TestSaveDatasetStartsAboveFilesWrittenOutside(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{})
 	b.put(t, chunkKey(t, sgNews, 7), body(sgNews, 1))
-	b.put(t, chunkKey(t, sgNews, 9)+blobstore.SuccessSuffix, "") // a checkpoint whose chunk is gone
+	b.put(t, chunkKey(t, sgNews, 9)+layout.SuccessSuffix, "") // a checkpoint whose chunk is gone
 	c, err := b.svc.SaveDataset(context.Background(), sgNews, strings.NewReader(body(sgNews, 1)))
 	require.NoError(t, err)
 	require.Equal(t, 10, c.Chunk)
@@ -327,13 +328,13 @@ func TestListingsComeFromTheStoreAndBackfillTheIndex(t *testing.T) {
 			// last without one, and a damaged file.
 			metaLast := `{"records":[{"raw_url":"a"},{"raw_url":"b"},{"raw_url":"c"}],"meta":{"country":"SG","category":"news","date":"2026-01-28"}}`
 			b.put(t, chunkKey(t, sgNews, 2), metaLast)
-			b.put(t, chunkKey(t, sgNews, 2)+blobstore.SuccessSuffix, "")
+			b.put(t, chunkKey(t, sgNews, 2)+layout.SuccessSuffix, "")
 			b.put(t, chunkKey(t, sgPolicy, 1), body(sgPolicy, 4))
 			b.put(t, chunkKey(t, jpNews, 3), `{"meta":{"country":"JP"`)
 			// Not chunks: ignored.
-			prefix, err := blobstore.PartitionPrefix(sgNews)
+			prefix, err := layout.PartitionPrefix(sgNews)
 			require.NoError(t, err)
-			b.put(t, prefix+blobstore.RawMetadataName, `{}`)
+			b.put(t, prefix+layout.RawMetadataName, `{}`)
 			b.put(t, prefix+".DS_Store", "junk")
 			b.put(t, prefix+"raw_0005.json.tmp", "junk")
 			b.put(t, prefix+"notes.txt", "junk")
@@ -585,7 +586,7 @@ func TestSaveDatasetWritesNoCheckpoint(t *testing.T) {
 	require.NoError(t, err)
 	for _, c := range []seedengine.ChunkInfo{c1, c2} {
 		require.False(t, c.Completed)
-		ok, err := b.blobs.Exists(ctx, c.Key+blobstore.SuccessSuffix)
+		ok, err := b.blobs.Exists(ctx, c.Key+layout.SuccessSuffix)
 		require.NoError(t, err)
 		require.False(t, ok, c.Key)
 	}
@@ -598,7 +599,7 @@ func TestOpenChunkStreamsAsStored(t *testing.T) {
 	in := body(sgNews, 3)
 	saved, err := b.svc.SaveDataset(ctx, sgNews, strings.NewReader(in))
 	require.NoError(t, err)
-	b.put(t, chunkKey(t, sgNews, 1)+blobstore.SuccessSuffix, "")
+	b.put(t, chunkKey(t, sgNews, 1)+layout.SuccessSuffix, "")
 
 	rc, info, err := b.svc.OpenChunk(ctx, sgNews, 1)
 	require.NoError(t, err)
@@ -628,10 +629,10 @@ func TestDeleteChunkRemovesCheckpointAndIndex(t *testing.T) {
 				_, err := b.svc.SaveDataset(ctx, sgNews, strings.NewReader(body(sgNews, 1)))
 				require.NoError(t, err)
 			}
-			b.put(t, chunkKey(t, sgNews, 1)+blobstore.SuccessSuffix, "")
+			b.put(t, chunkKey(t, sgNews, 1)+layout.SuccessSuffix, "")
 
 			require.NoError(t, b.svc.DeleteChunk(ctx, sgNews, 1))
-			for _, k := range []string{chunkKey(t, sgNews, 1), chunkKey(t, sgNews, 1) + blobstore.SuccessSuffix} {
+			for _, k := range []string{chunkKey(t, sgNews, 1), chunkKey(t, sgNews, 1) + layout.SuccessSuffix} {
 				ok, err := b.blobs.Exists(ctx, k)
 				require.NoError(t, err)
 				require.False(t, ok, k)

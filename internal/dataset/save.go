@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // maxWriteAttempts bounds how many chunk numbers one save tries. Only
@@ -273,7 +273,7 @@ func (s *Service) writeChunk(ctx context.Context, p seedengine.Partition, origin
 		if err != nil {
 			return seedengine.ChunkInfo{}, fmt.Errorf("save dataset: reserve chunk: %w", err)
 		}
-		key, err := blobstore.RawChunkKey(p, n)
+		key, err := layout.RawChunkKey(p, n)
 		if err != nil {
 			s.release(ctx, p, n)
 			return seedengine.ChunkInfo{}, err
@@ -290,7 +290,7 @@ func (s *Service) writeChunk(ctx context.Context, p seedengine.Partition, origin
 			err = ferr
 		}
 		if err == nil {
-			name, _ := blobstore.ChunkName(n)
+			name, _ := layout.ChunkName(n)
 			info := seedengine.ChunkInfo{
 				Partition: p, Chunk: n, Name: name, Key: key, Bytes: size,
 				Records: records, Origin: origin, ModTime: s.now(),
@@ -366,13 +366,13 @@ func (s *Service) setFloor(p seedengine.Partition, highest int) {
 // counting checkpoints whose chunk is gone, so a number is never reused
 // while anything of it is left; 0 for an empty partition.
 func (s *Service) highestChunk(ctx context.Context, p seedengine.Partition) (int, error) {
-	prefix, err := blobstore.PartitionPrefix(p)
+	prefix, err := layout.PartitionPrefix(p)
 	if err != nil {
 		return 0, err
 	}
 	highest := 0
 	err = s.store.List(ctx, prefix, func(o seedengine.Object) error {
-		if k, err := blobstore.ParseKey(o.Key); err == nil && (k.Kind == blobstore.KindRawChunk || k.Kind == blobstore.KindRawCheckpoint) {
+		if k, err := layout.ParseKey(o.Key); err == nil && (k.Kind == layout.KindRawChunk || k.Kind == layout.KindRawCheckpoint) {
 			highest = max(highest, k.Chunk)
 		}
 		return nil
@@ -386,11 +386,11 @@ func (s *Service) highestChunk(ctx context.Context, p seedengine.Partition) (int
 // statChunk describes chunk n of p from one listing of its key (which also
 // finds its checkpoint); nil when it does not exist. Records is -1.
 func (s *Service) statChunk(ctx context.Context, p seedengine.Partition, n int) (*seedengine.ChunkInfo, error) {
-	key, err := blobstore.RawChunkKey(p, n)
+	key, err := layout.RawChunkKey(p, n)
 	if err != nil {
 		return nil, err
 	}
-	checkpoint, err := blobstore.RawCheckpointKey(p, n)
+	checkpoint, err := layout.RawCheckpointKey(p, n)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +399,7 @@ func (s *Service) statChunk(ctx context.Context, p seedengine.Partition, n int) 
 	err = s.store.List(ctx, key, func(o seedengine.Object) error {
 		switch o.Key {
 		case key:
-			name, _ := blobstore.ChunkName(n)
+			name, _ := layout.ChunkName(n)
 			info = &seedengine.ChunkInfo{Partition: p, Chunk: n, Name: name, Key: key, Bytes: o.Size, Records: -1, ModTime: o.ModTime}
 		case checkpoint:
 			completed = true

@@ -24,6 +24,7 @@ import (
 	"github.com/seedengine/seedengine/internal/dataset/datasettest"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -57,7 +58,7 @@ func setupDatasets(t *testing.T, o dsOpts) *dsEnv {
 	if o.sql {
 		index = sqlstore.NewDatasetIndex(sqlstoretest.OpenSQLite(t))
 	}
-	svc := dataset.New(dataset.Objects(bs), index, nil)
+	svc := dataset.New(bs, index, nil)
 	svc.TempDir = t.TempDir()
 	e := setup(t, func(c *httpapi.Config, d *httpapi.Deps) {
 		d.Datasets = svc
@@ -189,7 +190,7 @@ func TestDatasetListAndStats(t *testing.T) {
 	}
 	// Files the engine did not write: skipped by listings.
 	prefix := "raw/country=sg/category=news/date=2026-01-28/"
-	e.putObject(t, prefix+blobstore.RawMetadataName, `{"files":2}`)
+	e.putObject(t, prefix+layout.RawMetadataName, `{"files":2}`)
 	e.putObject(t, prefix+".DS_Store", "junk")
 	e.putObject(t, prefix+"raw_0002.json.tmp", "junk")
 	e.putObject(t, "raw/country=sg/.DS_Store", "junk")
@@ -367,7 +368,7 @@ func TestDatasetDeleteIsAdminOnlyAndRemovesTheCheckpoint(t *testing.T) {
 		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	}
 	key := "raw/country=sg/category=news/date=2026-01-28/raw_0001.json"
-	e.putObject(t, key+blobstore.SuccessSuffix, "")
+	e.putObject(t, key+layout.SuccessSuffix, "")
 	path := "/api/v1/datasets/sg/news/2026-01-28/raw_0001"
 
 	e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.read}).Problem(t, http.StatusForbidden, "forbidden")
@@ -379,7 +380,7 @@ func TestDatasetDeleteIsAdminOnlyAndRemovesTheCheckpoint(t *testing.T) {
 	require.Equal(t, http.StatusNoContent, r.StatusCode, string(r.Body))
 	require.Empty(t, r.Body)
 	require.False(t, e.exists(t, key))
-	require.False(t, e.exists(t, key+blobstore.SuccessSuffix), "the checkpoint goes with the chunk")
+	require.False(t, e.exists(t, key+layout.SuccessSuffix), "the checkpoint goes with the chunk")
 
 	e.do(t, request{Path: path, Token: e.read}).Problem(t, http.StatusNotFound, "not_found")
 	e.do(t, request{Method: http.MethodDelete, Path: path, Token: e.admin}).Problem(t, http.StatusNotFound, "not_found")

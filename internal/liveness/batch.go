@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // ChunkConcurrency is how many domains of one chunk are probed at once.
@@ -94,8 +94,8 @@ type DomainProber interface {
 	Probe(ctx context.Context, domain string) seedengine.LivenessResult
 }
 
-// ObjectWriter writes an object whole, replacing any at key;
-// *blobstore.Store is one.
+// ObjectWriter writes an object whole, replacing any at key; any
+// seedengine.ObjectStore is one.
 type ObjectWriter interface {
 	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
 }
@@ -116,7 +116,7 @@ type target struct {
 // domains are probed ChunkConcurrency at a time, the results recorded
 // through store (history and latest), and written as JSON lines, one
 // result per line in input order, to the object at
-// blobstore.LivenessChunkKey — one object per chunk, because chunks run in
+// layout.LivenessChunkKey — one object per chunk, because chunks run in
 // parallel and objects are written whole. A retried chunk probes again and
 // replaces both its rows and its object. Probes that ended because ctx did
 // fail the attempt, so the queue retries it.
@@ -130,7 +130,7 @@ func ChunkProcessor(p DomainProber, classifier *discover.Classifier, store seede
 		if err := json.Unmarshal(c.Input, &in); err != nil {
 			return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "liveness batch %s chunk %d: input is not {\"domains\": [...]}: %v", b.ID, c.Index, err)
 		}
-		key, err := blobstore.LivenessChunkKey(b.Country, date, b.ID, c.Index)
+		key, err := layout.LivenessChunkKey(b.Country, date, b.ID, c.Index)
 		if err != nil {
 			return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: %w", b.ID, c.Index, err)
 		}
@@ -169,7 +169,7 @@ func ChunkProcessor(p DomainProber, classifier *discover.Classifier, store seede
 			if _, err := objects.Put(ctx, key, &jsonl, "application/x-ndjson"); err != nil {
 				return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: write %s: %w", b.ID, c.Index, key, err)
 			}
-			if out.ResultsKey, err = blobstore.LivenessKey(b.Country, date, b.ID); err != nil {
+			if out.ResultsKey, err = layout.LivenessKey(b.Country, date, b.ID); err != nil {
 				return seedengine.ChunkOutcome{}, fmt.Errorf("liveness batch %s chunk %d: %w", b.ID, c.Index, err)
 			}
 			if err := store.RecordLivenessResults(ctx, b.ID, results); err != nil {

@@ -61,5 +61,5 @@
 // item through internal/discover, probes the chunk's domains
 // [ChunkConcurrency] at a time, records the results through a
 // seedengine.LivenessService and writes them as JSON lines to one object
-// per chunk (blobstore.LivenessChunkKey); batch.go documents the shapes.
+// per chunk (layout.LivenessChunkKey); batch.go documents the shapes.
 package liveness

@@ -9,23 +9,23 @@ import (
 	"slices"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
-// ObjectStore is what Finisher needs of the object store; *blobstore.Store
-// is one.
+// ObjectStore is what Finisher needs of the object store; any
+// seedengine.ObjectStore is one.
 type ObjectStore interface {
 	ObjectWriter
-	NewReader(ctx context.Context, key string) (io.ReadCloser, blobstore.Attributes, error)
+	NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	Exists(ctx context.Context, key string) (bool, error)
 	Delete(ctx context.Context, key string) error
-	List(ctx context.Context, prefix string, fn func(blobstore.Object) error) error
+	List(ctx context.Context, prefix string, fn func(seedengine.Object) error) error
 }
 
 // Finisher returns the finisher of liveness batches, to register with the
 // queue for seedengine.BatchLiveness: once the batch has finished, it
-// merges the JSONL parts its chunks wrote (blobstore.LivenessChunkKey) in
-// chunk order into one object at blobstore.LivenessKey, streaming them
+// merges the JSONL parts its chunks wrote (layout.LivenessChunkKey) in
+// chunk order into one object at layout.LivenessKey, streaming them
 // through a pipe rather than buffering the file, then deletes the parts.
 //
 // It is safe to run again at any point. Put replaces the merged object
@@ -39,7 +39,7 @@ func Finisher(store ObjectStore) func(ctx context.Context, b *seedengine.Batch) 
 		if err != nil {
 			return err
 		}
-		key, err := blobstore.LivenessKey(b.Country, date, b.ID)
+		key, err := layout.LivenessKey(b.Country, date, b.ID)
 		if err != nil {
 			return fmt.Errorf("liveness batch %s: %w", b.ID, err)
 		}
@@ -82,7 +82,7 @@ func batchDate(b *seedengine.Batch) (string, error) {
 
 // listParts returns the keys of the batch's parts in chunk order.
 func listParts(ctx context.Context, store ObjectStore, country, date, batchID string) ([]string, error) {
-	prefix, err := blobstore.LivenessPrefix(country, date)
+	prefix, err := layout.LivenessPrefix(country, date)
 	if err != nil {
 		return nil, err
 	}
@@ -91,9 +91,9 @@ func listParts(ctx context.Context, store ObjectStore, country, date, batchID st
 		chunk int
 	}
 	var parts []part
-	err = store.List(ctx, prefix+batchID+".", func(o blobstore.Object) error {
-		k, err := blobstore.ParseKey(o.Key)
-		if err == nil && k.Kind == blobstore.KindLivenessChunk && k.BatchID == batchID {
+	err = store.List(ctx, prefix+batchID+".", func(o seedengine.Object) error {
+		k, err := layout.ParseKey(o.Key)
+		if err == nil && k.Kind == layout.KindLivenessChunk && k.BatchID == batchID {
 			parts = append(parts, part{o.Key, k.Chunk})
 		}
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/liveness"
 )
 
@@ -51,7 +52,7 @@ func listKeys(t *testing.T, s *blobstore.Store, prefix string) []string {
 
 func partKey(t *testing.T, batchID string, i int) string {
 	t.Helper()
-	k, err := blobstore.LivenessChunkKey("sg", "2026-01-28", batchID, i)
+	k, err := layout.LivenessChunkKey("sg", "2026-01-28", batchID, i)
 	require.NoError(t, err)
 	return k
 }
@@ -74,21 +75,21 @@ func TestFinisherMergesParts(t *testing.T) {
 	fin := liveness.Finisher(s)
 	require.NoError(t, fin(ctx, b))
 
-	key, err := blobstore.LivenessKey("sg", "2026-01-28", b.ID)
+	key, err := layout.LivenessKey("sg", "2026-01-28", b.ID)
 	require.NoError(t, err)
 	require.Equal(t, "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n{\"n\":10}\n", getString(t, s, key))
-	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, blobstore.LivenessRoot))
+	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, layout.LivenessRoot))
 
 	// Idempotent: a second run changes nothing.
 	require.NoError(t, fin(ctx, b))
-	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, blobstore.LivenessRoot))
+	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, layout.LivenessRoot))
 	require.Equal(t, "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n{\"n\":10}\n", getString(t, s, key))
 
 	// A run that stopped after the merge, with parts left over: they are
 	// deleted, the merged file is kept as it is.
 	putString(t, s, partKey(t, b.ID, 2), "{\"n\":2}\n")
 	require.NoError(t, fin(ctx, b))
-	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, blobstore.LivenessRoot))
+	require.ElementsMatch(t, []string{other, key}, listKeys(t, s, layout.LivenessRoot))
 	require.Equal(t, "{\"n\":0}\n{\"n\":1}\n{\"n\":2}\n{\"n\":10}\n", getString(t, s, key))
 }
 
@@ -99,13 +100,13 @@ func TestFinisherNoParts(t *testing.T) {
 	b := &seedengine.Batch{ID: "batch-2", Kind: seedengine.BatchLiveness, Country: "sg",
 		CreatedAt: time.Date(2026, 1, 28, 23, 0, 0, 0, time.UTC)}
 	require.NoError(t, liveness.Finisher(s)(t.Context(), b))
-	require.Empty(t, listKeys(t, s, blobstore.LivenessRoot), "a batch without parts gets no merged object")
+	require.Empty(t, listKeys(t, s, layout.LivenessRoot), "a batch without parts gets no merged object")
 
 	putString(t, s, partKey(t, b.ID, 0), "{}\n")
 	require.NoError(t, liveness.Finisher(s)(t.Context(), b))
-	key, err := blobstore.LivenessKey("sg", "2026-01-28", b.ID)
+	key, err := layout.LivenessKey("sg", "2026-01-28", b.ID)
 	require.NoError(t, err)
-	require.Equal(t, []string{key}, listKeys(t, s, blobstore.LivenessRoot))
+	require.Equal(t, []string{key}, listKeys(t, s, layout.LivenessRoot))
 }
 
 // failingReads is a store whose reads of one key fail part way.
@@ -114,9 +115,9 @@ type failingReads struct {
 	key string
 }
 
-func (f failingReads) NewReader(ctx context.Context, key string) (io.ReadCloser, blobstore.Attributes, error) {
+func (f failingReads) NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error) {
 	if key == f.key {
-		return nil, blobstore.Attributes{}, errors.New("read failed")
+		return nil, 0, errors.New("read failed")
 	}
 	return f.Store.NewReader(ctx, key)
 }
@@ -131,12 +132,12 @@ func TestFinisherFailedMergeLeavesParts(t *testing.T) {
 
 	err := liveness.Finisher(failingReads{Store: s, key: p1})(t.Context(), b)
 	require.ErrorContains(t, err, "read failed")
-	require.Equal(t, []string{p0, p1}, listKeys(t, s, blobstore.LivenessRoot), "nothing merged, nothing deleted")
+	require.Equal(t, []string{p0, p1}, listKeys(t, s, layout.LivenessRoot), "nothing merged, nothing deleted")
 
 	// The retry merges.
 	require.NoError(t, liveness.Finisher(s)(t.Context(), b))
-	key, err := blobstore.LivenessKey("sg", "2026-01-28", b.ID)
+	key, err := layout.LivenessKey("sg", "2026-01-28", b.ID)
 	require.NoError(t, err)
 	require.Equal(t, "{\"n\":0}\n{\"n\":1}\n", getString(t, s, key))
-	require.Equal(t, []string{key}, listKeys(t, s, blobstore.LivenessRoot))
+	require.Equal(t, []string{key}, listKeys(t, s, layout.LivenessRoot))
 }

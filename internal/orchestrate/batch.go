@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // ChunkLister lists a partition's raw files; seedengine.DatasetService is
@@ -135,10 +135,10 @@ type SitemapCounts struct {
 	NewsFound int `json:"news_found"`
 }
 
-// RawStore is what the file step needs of the object store;
-// *blobstore.Store is one.
+// RawStore is what the file step needs of the object store; any
+// seedengine.ObjectStore is one.
 type RawStore interface {
-	NewReader(ctx context.Context, key string) (io.ReadCloser, blobstore.Attributes, error)
+	NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	Exists(ctx context.Context, key string) (bool, error)
 	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
 }
@@ -192,7 +192,7 @@ func processFile(ctx context.Context, store RawStore, c *discover.Classifier, lo
 	if err := json.Unmarshal(ch.Input, &in); err != nil {
 		return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "orchestration batch %s chunk %d: input is not {\"key\", \"chunk\"}: %v", b.ID, ch.Index, err)
 	}
-	checkpoint, err := blobstore.RawCheckpointKey(p, in.Chunk)
+	checkpoint, err := layout.RawCheckpointKey(p, in.Chunk)
 	if err != nil {
 		return seedengine.ChunkOutcome{}, fmt.Errorf("orchestration batch %s chunk %d: %w", b.ID, ch.Index, err)
 	}
@@ -330,7 +330,7 @@ func Finisher(store RawStore, chunks ChunkReader) func(context.Context, *seedeng
 			if err := json.Unmarshal(ch.Input, &in); err != nil {
 				continue
 			}
-			key, err := blobstore.RawCheckpointKey(p, in.Chunk)
+			key, err := layout.RawCheckpointKey(p, in.Chunk)
 			if err != nil {
 				return fmt.Errorf("orchestration batch %s: %w", b.ID, err)
 			}

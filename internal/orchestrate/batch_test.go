@@ -17,6 +17,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -37,7 +38,7 @@ type readCountingStore struct {
 	reads atomic.Int64
 }
 
-func (s *readCountingStore) NewReader(ctx context.Context, key string) (io.ReadCloser, blobstore.Attributes, error) {
+func (s *readCountingStore) NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error) {
 	s.reads.Add(1)
 	return s.Store.NewReader(ctx, key)
 }
@@ -122,7 +123,7 @@ func domainInput(t *testing.T, domainID, domain string) json.RawMessage {
 
 func rawCheckpoint(t *testing.T, n int) string {
 	t.Helper()
-	k, err := blobstore.RawCheckpointKey(testPartition, n)
+	k, err := layout.RawCheckpointKey(testPartition, n)
 	require.NoError(t, err)
 	return k
 }
@@ -229,7 +230,7 @@ func TestChunkProcessorFileMalformed(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			fx := setupProcessor(t, nil)
-			key, err := blobstore.RawChunkKey(testPartition, 2)
+			key, err := layout.RawChunkKey(testPartition, 2)
 			require.NoError(t, err)
 			_, err = fx.store.Put(t.Context(), key, strings.NewReader(tt.content), "application/json")
 			require.NoError(t, err)
@@ -250,7 +251,7 @@ func TestChunkProcessorFileMalformed(t *testing.T) {
 func TestChunkProcessorFileMissing(t *testing.T) {
 	t.Parallel()
 	fx := setupProcessor(t, nil)
-	key, err := blobstore.RawChunkKey(testPartition, 3)
+	key, err := layout.RawChunkKey(testPartition, 3)
 	require.NoError(t, err)
 	_, err = fx.proc(t.Context(), orchestrationBatch(t, false), fileChunk(t, key, 3))
 	require.Error(t, err)
@@ -320,7 +321,7 @@ func TestChunkProcessorDomain(t *testing.T) {
 	require.Equal(t, 1, res.Sitemaps.Found)
 	require.Positive(t, res.Sitemaps.URLs)
 	require.Equal(t, 1, res.Sitemaps.NewsFound)
-	success, err := blobstore.ProdDomainFileKey(testPartition, host, blobstore.FileDomainMetadataSuccess)
+	success, err := layout.ProdDomainFileKey(testPartition, host, layout.FileDomainMetadataSuccess)
 	require.NoError(t, err)
 	require.True(t, fx.exists(t, success))
 

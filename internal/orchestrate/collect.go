@@ -16,14 +16,14 @@ import (
 	"time"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/robots"
 	"github.com/seedengine/seedengine/internal/sitemap"
 )
 
 // ObjectStore is what the collector needs of the object store;
-// *blobstore.Store satisfies it. Errors are returned as the store gives
+// any seedengine.ObjectStore satisfies it. Errors are returned as the store gives
 // them; any of them fails Collect.
 type ObjectStore interface {
 	// Put stores r at key, replacing any object there; a failing r
@@ -272,12 +272,12 @@ func domainKeys(p seedengine.Partition, domain string) (domainKeySet, error) {
 		dst  *string
 		name string
 	}{
-		{&k.metadata, blobstore.FileDomainMetadata},
-		{&k.checkpoint, blobstore.FileDomainMetadataSuccess},
-		{&k.robots, blobstore.FileRobots},
-		{&k.sitemap, blobstore.FileSitemap},
+		{&k.metadata, layout.FileDomainMetadata},
+		{&k.checkpoint, layout.FileDomainMetadataSuccess},
+		{&k.robots, layout.FileRobots},
+		{&k.sitemap, layout.FileSitemap},
 	} {
-		key, err := blobstore.ProdDomainFileKey(p, domain, f.name)
+		key, err := layout.ProdDomainFileKey(p, domain, f.name)
 		if err != nil {
 			return domainKeySet{}, err
 		}

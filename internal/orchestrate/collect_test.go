@@ -18,6 +18,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -91,7 +92,7 @@ func setupCollectorConfig(t *testing.T, cfg orchestrate.CollectorConfig, sites .
 
 func domainKey(t *testing.T, domain, file string) string {
 	t.Helper()
-	k, err := blobstore.ProdDomainFileKey(testPartition, domain, file)
+	k, err := layout.ProdDomainFileKey(testPartition, domain, file)
 	require.NoError(t, err)
 	return k
 }
@@ -117,7 +118,7 @@ func (fx *collectFixture) exists(t *testing.T, key string) bool {
 // names are checked as written, not as the Go struct reads them.
 func (fx *collectFixture) storedMetadata(t *testing.T, domain string) map[string]any {
 	t.Helper()
-	b := fx.get(t, domainKey(t, domain, blobstore.FileDomainMetadata))
+	b := fx.get(t, domainKey(t, domain, layout.FileDomainMetadata))
 	require.True(t, bytes.HasPrefix(b, []byte("{\n  \"domain_id\": ")), "pretty-printed with 2 spaces: %s", b)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(b, &m))
@@ -158,10 +159,10 @@ func TestCollectWordPress(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, res.Skipped)
 	require.Equal(t, []string{
-		domainKey(t, host, blobstore.FileRobots),
-		domainKey(t, host, blobstore.FileSitemap),
-		domainKey(t, host, blobstore.FileDomainMetadata),
-		domainKey(t, host, blobstore.FileDomainMetadataSuccess),
+		domainKey(t, host, layout.FileRobots),
+		domainKey(t, host, layout.FileSitemap),
+		domainKey(t, host, layout.FileDomainMetadata),
+		domainKey(t, host, layout.FileDomainMetadataSuccess),
 	}, res.Keys)
 
 	m := fx.storedMetadata(t, host)
@@ -173,7 +174,7 @@ func TestCollectWordPress(t *testing.T) {
 	require.Equal(t, "2026-01-28T04:00:00Z", m["collected_at"])
 	require.Equal(t, map[string]any{"raw_file_path": rawKey}, m["source"])
 
-	robotsBody := fx.get(t, domainKey(t, host, blobstore.FileRobots))
+	robotsBody := fx.get(t, domainKey(t, host, layout.FileRobots))
 	require.Equal(t, fx.fetchBody(t, "https://"+host+"/robots.txt"), robotsBody)
 	r := sub(m, "robots")
 	require.Subset(t, keysOf(r), []string{"content_length", "crawl_delay", "exists", "fetched_at", "sitemap_urls", "status_code"})
@@ -185,7 +186,7 @@ func TestCollectWordPress(t *testing.T) {
 	require.Nil(t, r["crawl_delay"])
 	require.Equal(t, "parsed", r["result"])
 
-	sitemapBody := fx.get(t, domainKey(t, host, blobstore.FileSitemap))
+	sitemapBody := fx.get(t, domainKey(t, host, layout.FileSitemap))
 	require.Equal(t, fx.fetchBody(t, "https://"+host+"/sitemap.xml"), sitemapBody)
 	s := sub(m, "sitemap")
 	require.Subset(t, keysOf(s), []string{"content_length", "exists", "fetched_at", "status_code", "url", "url_count"})
@@ -198,7 +199,7 @@ func TestCollectWordPress(t *testing.T) {
 	require.Equal(t, "urlset", s["type"])
 	require.NotContains(t, s, "error")
 
-	require.Equal(t, "{}", string(fx.get(t, domainKey(t, host, blobstore.FileDomainMetadataSuccess))))
+	require.Equal(t, "{}", string(fx.get(t, domainKey(t, host, layout.FileDomainMetadataSuccess))))
 	require.Equal(t, 20, res.Metadata.Sitemap.URLCount)
 }
 
@@ -232,7 +233,7 @@ func TestCollectNewsIndex(t *testing.T) {
 	require.Equal(t, "robots", ns["via"])
 	require.Positive(t, ns["news_items"])
 	// Only the index is evidence, as fetched.
-	require.Equal(t, fx.fetchBody(t, base+"/sitemap_index.xml"), fx.get(t, domainKey(t, host, blobstore.FileSitemap)))
+	require.Equal(t, fx.fetchBody(t, base+"/sitemap_index.xml"), fx.get(t, domainKey(t, host, layout.FileSitemap)))
 	require.Len(t, res.Keys, 4)
 }
 
@@ -270,8 +271,8 @@ func TestCollectRobots404(t *testing.T) {
 	fx := setupCollector(t, simweb.Site{Host: host, RobotsStatus: 404})
 	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:norobots.example.sg", host, rawKey, false)
 	require.NoError(t, err)
-	require.NotContains(t, res.Keys, domainKey(t, host, blobstore.FileRobots))
-	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileRobots)))
+	require.NotContains(t, res.Keys, domainKey(t, host, layout.FileRobots))
+	require.False(t, fx.exists(t, domainKey(t, host, layout.FileRobots)))
 
 	m := fx.storedMetadata(t, host)
 	r := sub(m, "robots")
@@ -284,7 +285,7 @@ func TestCollectRobots404(t *testing.T) {
 	require.Equal(t, "https://"+host+"/sitemap.xml", s["url"])
 	require.Equal(t, true, s["exists"])
 	require.EqualValues(t, 20, s["url_count"])
-	require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileSitemap)))
+	require.True(t, fx.exists(t, domainKey(t, host, layout.FileSitemap)))
 }
 
 func TestCollectRobots503(t *testing.T) {
@@ -293,7 +294,7 @@ func TestCollectRobots503(t *testing.T) {
 	fx := setupCollector(t, simweb.Site{Host: host, RobotsStatus: 503})
 	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:busy.example.sg", host, rawKey, false)
 	require.NoError(t, err)
-	require.Equal(t, []string{domainKey(t, host, blobstore.FileDomainMetadata), domainKey(t, host, blobstore.FileDomainMetadataSuccess)}, res.Keys)
+	require.Equal(t, []string{domainKey(t, host, layout.FileDomainMetadata), domainKey(t, host, layout.FileDomainMetadataSuccess)}, res.Keys)
 	m := fx.storedMetadata(t, host)
 	r := sub(m, "robots")
 	require.EqualValues(t, 503, r["status_code"])
@@ -319,7 +320,7 @@ func TestCollectDeadDomain(t *testing.T) {
 	fx := setupCollector(t, simweb.Site{Host: host, Scenario: simweb.ScenarioNXDomain})
 	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:gone.example.sg", host, rawKey, false)
 	require.NoError(t, err)
-	require.Equal(t, []string{domainKey(t, host, blobstore.FileDomainMetadata), domainKey(t, host, blobstore.FileDomainMetadataSuccess)}, res.Keys)
+	require.Equal(t, []string{domainKey(t, host, layout.FileDomainMetadata), domainKey(t, host, layout.FileDomainMetadataSuccess)}, res.Keys)
 	m := fx.storedMetadata(t, host)
 	r := sub(m, "robots")
 	require.EqualValues(t, 0, r["status_code"])
@@ -330,7 +331,7 @@ func TestCollectDeadDomain(t *testing.T) {
 	require.EqualValues(t, 0, s["status_code"])
 	require.Equal(t, false, s["exists"])
 	require.EqualValues(t, 0, s["url_count"])
-	require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadataSuccess)))
+	require.True(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadataSuccess)))
 	require.EqualValues(t, 1, fx.f.n.Load())
 }
 
@@ -417,7 +418,7 @@ func TestCollectNotASitemap(t *testing.T) {
 	require.Equal(t, orchestrate.SitemapNotASitemap, s.Error)
 	require.Empty(t, s.Type)
 	// What was served is still the evidence.
-	require.Contains(t, string(fx.get(t, domainKey(t, host, blobstore.FileSitemap))), "Not here")
+	require.Contains(t, string(fx.get(t, domainKey(t, host, layout.FileSitemap))), "Not here")
 }
 
 func TestCollectLargeSitemapStreamed(t *testing.T) {
@@ -439,7 +440,7 @@ func TestCollectLargeSitemapStreamed(t *testing.T) {
 	require.Equal(t, sitemap.DefaultMaxEntries, s.URLCount)
 	require.True(t, s.Truncated)
 	require.EqualValues(t, len(body), s.ContentLength)
-	require.Equal(t, body, fx.get(t, domainKey(t, host, blobstore.FileSitemap)))
+	require.Equal(t, body, fx.get(t, domainKey(t, host, layout.FileSitemap)))
 }
 
 func TestCollectCheckpoint(t *testing.T) {
@@ -447,7 +448,7 @@ func TestCollectCheckpoint(t *testing.T) {
 	const host = "again.example.sg"
 	fx := setupCollector(t, simweb.Site{Host: host})
 	ctx := t.Context()
-	checkpoint := domainKey(t, host, blobstore.FileDomainMetadataSuccess)
+	checkpoint := domainKey(t, host, layout.FileDomainMetadataSuccess)
 
 	t.Run("present: skipped without a fetch", func(t *testing.T) {
 		_, err := fx.store.Put(ctx, checkpoint, strings.NewReader("{}"), "application/json")
@@ -457,14 +458,14 @@ func TestCollectCheckpoint(t *testing.T) {
 		require.Equal(t, orchestrate.CollectResult{Skipped: true}, res)
 		require.EqualValues(t, 0, fx.f.n.Load())
 		require.Equal(t, 0, fx.web.Requests(host))
-		require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadata)))
+		require.False(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadata)))
 	})
 	t.Run("forced: collected again", func(t *testing.T) {
 		res, err := fx.c.Collect(ctx, testPartition, "com:sg:again.example.sg", host, rawKey, true)
 		require.NoError(t, err)
 		require.False(t, res.Skipped)
 		require.Positive(t, fx.f.n.Load())
-		require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadata)))
+		require.True(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadata)))
 		n := fx.f.n.Load()
 		res, err = fx.c.Collect(ctx, testPartition, "com:sg:again.example.sg", host, rawKey, true)
 		require.NoError(t, err)
@@ -475,7 +476,7 @@ func TestCollectCheckpoint(t *testing.T) {
 
 func TestCollectStoreFailure(t *testing.T) {
 	t.Parallel()
-	for _, file := range []string{blobstore.FileRobots, blobstore.FileSitemap, blobstore.FileDomainMetadata, blobstore.FileDomainMetadataSuccess} {
+	for _, file := range []string{layout.FileRobots, layout.FileSitemap, layout.FileDomainMetadata, layout.FileDomainMetadataSuccess} {
 		t.Run(file, func(t *testing.T) {
 			t.Parallel()
 			const host = "wp.example.sg"
@@ -484,7 +485,7 @@ func TestCollectStoreFailure(t *testing.T) {
 			c := orchestrate.NewCollector(fx.f, fs, orchestrate.CollectorConfig{}, nil)
 			_, err := c.Collect(t.Context(), testPartition, "com:sg:example.sg", host, rawKey, false)
 			require.ErrorIs(t, err, errStoreDown)
-			require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadataSuccess)))
+			require.False(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadataSuccess)))
 		})
 	}
 	t.Run("exists", func(t *testing.T) {
@@ -505,8 +506,8 @@ func TestCollectCanceled(t *testing.T) {
 	defer cancel()
 	_, err := fx.c.Collect(ctx, testPartition, "com:sg:example.sg", host, rawKey, false)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadata)))
-	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadataSuccess)))
+	require.False(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadata)))
+	require.False(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadataSuccess)))
 }
 
 func TestCollectDeadline(t *testing.T) {
@@ -520,7 +521,7 @@ func TestCollectDeadline(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, res.Metadata.Robots.StatusCode)
 	require.Equal(t, fetch.ReasonCanceled, res.Metadata.Robots.Error)
-	ok, err := store.Exists(t.Context(), domainKey(t, host, blobstore.FileDomainMetadataSuccess))
+	ok, err := store.Exists(t.Context(), domainKey(t, host, layout.FileDomainMetadataSuccess))
 	require.NoError(t, err)
 	require.True(t, ok)
 }
@@ -559,7 +560,7 @@ func TestCollectSitemapRedirectHeldToRobots(t *testing.T) {
 	require.False(t, s.Exists)
 	require.Equal(t, orchestrate.SitemapDisallowed, s.Error)
 	require.Zero(t, s.URLCount)
-	require.False(t, fx.exists(t, domainKey(t, host, blobstore.FileSitemap)), "nothing fetched from the disallowed path")
+	require.False(t, fx.exists(t, domainKey(t, host, layout.FileSitemap)), "nothing fetched from the disallowed path")
 }
 
 // TestCollectRemovesStaleEvidence: evidence an earlier collection stored
@@ -569,12 +570,12 @@ func TestCollectRemovesStaleEvidence(t *testing.T) {
 	t.Parallel()
 	const host = "nositemap.example.sg"
 	fx := setupCollector(t, simweb.Site{Host: host, Layout: simweb.LayoutStatic})
-	stale := domainKey(t, host, blobstore.FileSitemap)
+	stale := domainKey(t, host, layout.FileSitemap)
 	_, err := fx.store.Put(t.Context(), stale, strings.NewReader("<urlset/>"), "application/xml")
 	require.NoError(t, err)
 	res, err := fx.c.Collect(t.Context(), testPartition, "com:sg:"+host, host, rawKey, true)
 	require.NoError(t, err)
 	require.False(t, res.Metadata.Sitemap.Exists)
 	require.False(t, fx.exists(t, stale))
-	require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileRobots)), "what was fetched stays")
+	require.True(t, fx.exists(t, domainKey(t, host, layout.FileRobots)), "what was fetched stays")
 }

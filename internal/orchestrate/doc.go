@@ -37,7 +37,7 @@
 //
 // A record's domain is its domain_id's, when the domain_id parses
 // (seedengine.ParseDomainID) and its registrable domain can name a prod
-// directory (blobstore.ValidateDomain); otherwise raw_url goes through
+// directory (layout.ValidateDomain); otherwise raw_url goes through
 // discover.Classifier.Analyze with the partition's country, and when that
 // fails normalized_url does. The reason of a bad record is the discover
 // reason code of raw_url (normalized_url's when raw_url is empty), or

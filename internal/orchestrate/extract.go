@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // ReasonUnsupportedDomain is the bad-record reason of a URL whose
@@ -124,7 +124,7 @@ func ExtractDomains(r io.Reader, c *discover.Classifier, p seedengine.Partition)
 // usable, else from its URLs. reason is set when there is none.
 func recordDomain(c *discover.Classifier, rec *seedengine.DatasetRecord, country string) (d FileDomain, fromURL bool, reason string) {
 	if rec.DomainID != "" {
-		if _, _, dom, err := seedengine.ParseDomainID(rec.DomainID); err == nil && blobstore.ValidateDomain(dom) == nil {
+		if _, _, dom, err := seedengine.ParseDomainID(rec.DomainID); err == nil && layout.ValidateDomain(dom) == nil {
 			return FileDomain{DomainID: rec.DomainID, Domain: dom}, false, ""
 		}
 	}
@@ -141,7 +141,7 @@ func recordDomain(c *discover.Classifier, rec *seedengine.DatasetRecord, country
 	if err != nil {
 		return FileDomain{}, false, discoverReason(err)
 	}
-	if blobstore.ValidateDomain(res.RegistrableDomain) != nil {
+	if layout.ValidateDomain(res.RegistrableDomain) != nil {
 		return FileDomain{}, false, ReasonUnsupportedDomain
 	}
 	return FileDomain{DomainID: res.DomainID, Domain: res.RegistrableDomain}, true, ""

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 )
 
@@ -27,7 +28,7 @@ func TestFinisherWritesMissingCheckpoints(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = store.Close() })
 	file := func(n int, status seedengine.ChunkStatus, res orchestrate.FileResult) *seedengine.BatchChunk {
-		key, err := blobstore.RawChunkKey(testPartition, n)
+		key, err := layout.RawChunkKey(testPartition, n)
 		require.NoError(t, err)
 		in, _ := json.Marshal(orchestrate.FileInput{Key: key, Chunk: n})
 		out, _ := json.Marshal(res)
@@ -46,7 +47,7 @@ func TestFinisherWritesMissingCheckpoints(t *testing.T) {
 	for range 2 { // safe to repeat
 		require.NoError(t, finish(t.Context(), b))
 		for n, want := range map[int]bool{1: true, 2: false, 3: false} {
-			key, err := blobstore.RawCheckpointKey(testPartition, n)
+			key, err := layout.RawCheckpointKey(testPartition, n)
 			require.NoError(t, err)
 			ok, err := store.Exists(t.Context(), key)
 			require.NoError(t, err)

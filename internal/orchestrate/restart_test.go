@@ -24,6 +24,7 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -85,12 +86,12 @@ type stallingStore struct {
 	marker   string
 }
 
-func (s *stallingStore) NewReader(ctx context.Context, key string) (io.ReadCloser, blobstore.Attributes, error) {
-	rd, attrs, err := s.Store.NewReader(ctx, key)
+func (s *stallingStore) NewReader(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+	rd, size, err := s.Store.NewReader(ctx, key)
 	if err != nil || key != s.stallKey {
-		return rd, attrs, err
+		return rd, size, err
 	}
-	return &stallingReader{ReadCloser: rd, ctx: ctx, left: attrs.Size / 2, marker: s.marker}, attrs, nil
+	return &stallingReader{ReadCloser: rd, ctx: ctx, left: size / 2, marker: s.marker}, size, nil
 }
 
 type stallingReader struct {
@@ -256,7 +257,7 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 	var keys []string
 	var chunks []*seedengine.BatchChunk
 	for i, hosts := range [][]string{killedFileHosts, doneFileHosts} {
-		key, err := blobstore.RawChunkKey(p, i+1)
+		key, err := layout.RawChunkKey(p, i+1)
 		require.NoError(t, err)
 		_, err = blobs.Put(t.Context(), key, bytes.NewReader(repeatedRawFile(20, hosts...)), "application/json")
 		require.NoError(t, err)
@@ -308,7 +309,7 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 
 	// Wait for the worker to stall in the first file and to finish the
 	// second with its two domains.
-	checkpoint2, err := blobstore.RawCheckpointKey(p, 2)
+	checkpoint2, err := layout.RawCheckpointKey(p, 2)
 	require.NoError(t, err)
 	began := time.Now()
 	var stalledAt time.Time
@@ -354,7 +355,7 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 	require.Equal(t, 1, c.Attempts)
 	require.Equal(t, map[string]int{"running": 1, "completed": 1}, jobCounts(t, q, "orchestration_file"))
 	require.Equal(t, map[string]int{"completed": 2}, jobCounts(t, q, "orchestration_domain"))
-	checkpoint1, err := blobstore.RawCheckpointKey(p, 1)
+	checkpoint1, err := layout.RawCheckpointKey(p, 1)
 	require.NoError(t, err)
 	exists, err := blobs.Exists(t.Context(), checkpoint1)
 	require.NoError(t, err)
@@ -417,7 +418,7 @@ func testWorkerKilledMidFile(t *testing.T, engine string) {
 	require.Equal(t, []string{keys[0]}, spawnedBy["alpha-site.gov.sg"], "spawned by file 1, here")
 
 	for _, d := range wantDomains {
-		key, err := blobstore.ProdDomainFileKey(p, d, blobstore.FileDomainMetadataSuccess)
+		key, err := layout.ProdDomainFileKey(p, d, layout.FileDomainMetadataSuccess)
 		require.NoError(t, err)
 		ok, err := blobs.Exists(t.Context(), key)
 		require.NoError(t, err)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/simweb"
 )
@@ -271,7 +271,7 @@ func TestCollectSearchDeadline(t *testing.T) {
 			if !tt.sitemap {
 				require.Equal(t, fetch.ReasonCanceled, res.Metadata.Sitemap.Error)
 			}
-			require.True(t, fx.exists(t, domainKey(t, host, blobstore.FileDomainMetadataSuccess)))
+			require.True(t, fx.exists(t, domainKey(t, host, layout.FileDomainMetadataSuccess)))
 		})
 	}
 }

@@ -30,7 +30,7 @@ func setup(t *testing.T) (*research.Service, *sqlstore.DomainService) {
 	t.Cleanup(func() { _ = blobs.Close() })
 	index := sqlstore.NewDatasetIndex(db)
 	domains := sqlstore.NewDomainService(db)
-	return research.New(dataset.New(dataset.Objects(blobs), index, nil), domains, index, discover.DefaultClassifier(), nil), domains
+	return research.New(dataset.New(blobs, index, nil), domains, index, discover.DefaultClassifier(), nil), domains
 }
 
 var p = seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}

@@ -1,4 +1,4 @@
-package blobstore_test
+package layout_test
 
 import (
 	"strings"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 var sgNews = seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}
@@ -26,98 +26,98 @@ func TestKeysRoundTrip(t *testing.T) {
 		name string
 		key  string
 		want string
-		kind blobstore.KeyKind
+		kind layout.KeyKind
 		p    seedengine.Partition
-		k    blobstore.Key
+		k    layout.Key
 	}{
 		{
 			name: "raw chunk",
-			key:  must(blobstore.RawChunkKey(sgNews, 1)),
+			key:  must(layout.RawChunkKey(sgNews, 1)),
 			want: "raw/country=sg/category=news/date=2026-01-28/raw_0001.json",
-			k:    blobstore.Key{Kind: blobstore.KindRawChunk, Partition: sgNews, Chunk: 1},
+			k:    layout.Key{Kind: layout.KindRawChunk, Partition: sgNews, Chunk: 1},
 		},
 		{
 			name: "raw chunk past four digits",
-			key:  must(blobstore.RawChunkKey(intl, 10000)),
+			key:  must(layout.RawChunkKey(intl, 10000)),
 			want: "raw/country=intl/category=press_release/date=2024-02-29/raw_10000.json",
-			k:    blobstore.Key{Kind: blobstore.KindRawChunk, Partition: intl, Chunk: 10000},
+			k:    layout.Key{Kind: layout.KindRawChunk, Partition: intl, Chunk: 10000},
 		},
 		{
 			name: "raw checkpoint",
-			key:  must(blobstore.RawCheckpointKey(sgNews, 42)),
+			key:  must(layout.RawCheckpointKey(sgNews, 42)),
 			want: "raw/country=sg/category=news/date=2026-01-28/raw_0042.json.success",
-			k:    blobstore.Key{Kind: blobstore.KindRawCheckpoint, Partition: sgNews, Chunk: 42},
+			k:    layout.Key{Kind: layout.KindRawCheckpoint, Partition: sgNews, Chunk: 42},
 		},
 		{
 			name: "raw metadata",
-			key:  must(blobstore.RawMetadataKey(sgNews)),
+			key:  must(layout.RawMetadataKey(sgNews)),
 			want: "raw/country=sg/category=news/date=2026-01-28/raw_metadata.json",
-			k:    blobstore.Key{Kind: blobstore.KindRawMetadata, Partition: sgNews},
+			k:    layout.Key{Kind: layout.KindRawMetadata, Partition: sgNews},
 		},
 		{
 			name: "domain metadata",
-			key:  must(blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", blobstore.FileDomainMetadata)),
+			key:  must(layout.ProdDomainFileKey(sgNews, "mom.gov.sg", layout.FileDomainMetadata)),
 			want: "prod/country=sg/category=news/date=2026-01-28/mom.gov.sg/domain_metadata.json",
-			k:    blobstore.Key{Kind: blobstore.KindProdDomainFile, Partition: sgNews, Domain: "mom.gov.sg", File: "domain_metadata.json"},
+			k:    layout.Key{Kind: layout.KindProdDomainFile, Partition: sgNews, Domain: "mom.gov.sg", File: "domain_metadata.json"},
 		},
 		{
 			name: "domain metadata checkpoint",
-			key:  must(blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", blobstore.FileDomainMetadataSuccess)),
+			key:  must(layout.ProdDomainFileKey(sgNews, "mom.gov.sg", layout.FileDomainMetadataSuccess)),
 			want: "prod/country=sg/category=news/date=2026-01-28/mom.gov.sg/domain_metadata.json.success",
-			k:    blobstore.Key{Kind: blobstore.KindProdDomainFile, Partition: sgNews, Domain: "mom.gov.sg", File: "domain_metadata.json.success"},
+			k:    layout.Key{Kind: layout.KindProdDomainFile, Partition: sgNews, Domain: "mom.gov.sg", File: "domain_metadata.json.success"},
 		},
 		{
 			name: "robots evidence of a punycode domain",
-			key:  must(blobstore.ProdDomainFileKey(sgNews, "xn--fiqs8s.xn--yfro4i67o", blobstore.FileRobots)),
+			key:  must(layout.ProdDomainFileKey(sgNews, "xn--fiqs8s.xn--yfro4i67o", layout.FileRobots)),
 			want: "prod/country=sg/category=news/date=2026-01-28/xn--fiqs8s.xn--yfro4i67o/robots.txt",
-			k:    blobstore.Key{Kind: blobstore.KindProdDomainFile, Partition: sgNews, Domain: "xn--fiqs8s.xn--yfro4i67o", File: "robots.txt"},
+			k:    layout.Key{Kind: layout.KindProdDomainFile, Partition: sgNews, Domain: "xn--fiqs8s.xn--yfro4i67o", File: "robots.txt"},
 		},
 		{
 			name: "sitemap evidence",
-			key:  must(blobstore.ProdDomainFileKey(intl, "who.int", blobstore.FileSitemap)),
+			key:  must(layout.ProdDomainFileKey(intl, "who.int", layout.FileSitemap)),
 			want: "prod/country=intl/category=press_release/date=2024-02-29/who.int/sitemap.xml",
-			k:    blobstore.Key{Kind: blobstore.KindProdDomainFile, Partition: intl, Domain: "who.int", File: "sitemap.xml"},
+			k:    layout.Key{Kind: layout.KindProdDomainFile, Partition: intl, Domain: "who.int", File: "sitemap.xml"},
 		},
 		{
 			name: "liveness",
-			key:  must(blobstore.LivenessKey("sg", "2026-01-28", "01JJ5ZK3W9Q2V1X8M4N6P7R0ST")),
+			key:  must(layout.LivenessKey("sg", "2026-01-28", "01JJ5ZK3W9Q2V1X8M4N6P7R0ST")),
 			want: "prod/liveness/country=sg/date=2026-01-28/01JJ5ZK3W9Q2V1X8M4N6P7R0ST.jsonl",
-			k: blobstore.Key{Kind: blobstore.KindLiveness, Partition: seedengine.Partition{Country: "sg", Date: "2026-01-28"},
+			k: layout.Key{Kind: layout.KindLiveness, Partition: seedengine.Partition{Country: "sg", Date: "2026-01-28"},
 				BatchID: "01JJ5ZK3W9Q2V1X8M4N6P7R0ST"},
 		},
 		{
 			name: "liveness with a UUID batch id",
-			key:  must(blobstore.LivenessKey("intl", "2026-01-28", "0194a3b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b")),
+			key:  must(layout.LivenessKey("intl", "2026-01-28", "0194a3b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b")),
 			want: "prod/liveness/country=intl/date=2026-01-28/0194a3b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b.jsonl",
-			k: blobstore.Key{Kind: blobstore.KindLiveness, Partition: seedengine.Partition{Country: "intl", Date: "2026-01-28"},
+			k: layout.Key{Kind: layout.KindLiveness, Partition: seedengine.Partition{Country: "intl", Date: "2026-01-28"},
 				BatchID: "0194a3b2-7c1d-7e4f-8a9b-0c1d2e3f4a5b"},
 		},
 		{
 			name: "liveness chunk part",
-			key:  must(blobstore.LivenessChunkKey("sg", "2026-01-28", "01JJ5ZK3W9Q2V1X8M4N6P7R0ST", 7)),
+			key:  must(layout.LivenessChunkKey("sg", "2026-01-28", "01JJ5ZK3W9Q2V1X8M4N6P7R0ST", 7)),
 			want: "prod/liveness/country=sg/date=2026-01-28/01JJ5ZK3W9Q2V1X8M4N6P7R0ST.part-00007.jsonl",
-			k: blobstore.Key{Kind: blobstore.KindLivenessChunk, Partition: seedengine.Partition{Country: "sg", Date: "2026-01-28"},
+			k: layout.Key{Kind: layout.KindLivenessChunk, Partition: seedengine.Partition{Country: "sg", Date: "2026-01-28"},
 				BatchID: "01JJ5ZK3W9Q2V1X8M4N6P7R0ST", Chunk: 7},
 		},
 		{
 			name: "contract evidence in UTC, whole seconds",
-			key:  must(blobstore.ContractEvidenceKey("mom.gov.sg", runAt, "k3x9qa7b")),
+			key:  must(layout.ContractEvidenceKey("mom.gov.sg", runAt, "k3x9qa7b")),
 			want: "prod/contracts/mom.gov.sg/2026-01-28T031213Z-k3x9qa7b.json",
-			k: blobstore.Key{Kind: blobstore.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC),
+			k: layout.Key{Kind: layout.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC),
 				RunID: "k3x9qa7b"},
 		},
 		{
 			name: "contract evidence written before run ids",
 			key:  "prod/contracts/mom.gov.sg/2026-01-28T031213Z.json",
 			want: "prod/contracts/mom.gov.sg/2026-01-28T031213Z.json",
-			k:    blobstore.Key{Kind: blobstore.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC)},
+			k:    layout.Key{Kind: layout.KindContractEvidence, Domain: "mom.gov.sg", Time: time.Date(2026, 1, 28, 3, 12, 13, 0, time.UTC)},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			require.Equal(t, tt.want, tt.key)
-			got, err := blobstore.ParseKey(tt.key)
+			got, err := layout.ParseKey(tt.key)
 			require.NoError(t, err)
 			require.Equal(t, tt.k, got)
 		})
@@ -130,11 +130,11 @@ func TestKeyPrefixes(t *testing.T) {
 		got  func() (string, error)
 		want string
 	}{
-		{func() (string, error) { return blobstore.PartitionPrefix(sgNews) }, "raw/country=sg/category=news/date=2026-01-28/"},
-		{func() (string, error) { return blobstore.ProdPartitionPrefix(sgNews) }, "prod/country=sg/category=news/date=2026-01-28/"},
-		{func() (string, error) { return blobstore.ProdDomainPrefix(sgNews, "mom.gov.sg") }, "prod/country=sg/category=news/date=2026-01-28/mom.gov.sg/"},
-		{func() (string, error) { return blobstore.LivenessPrefix("sg", "2026-01-28") }, "prod/liveness/country=sg/date=2026-01-28/"},
-		{func() (string, error) { return blobstore.ContractEvidencePrefix("who.int") }, "prod/contracts/who.int/"},
+		{func() (string, error) { return layout.PartitionPrefix(sgNews) }, "raw/country=sg/category=news/date=2026-01-28/"},
+		{func() (string, error) { return layout.ProdPartitionPrefix(sgNews) }, "prod/country=sg/category=news/date=2026-01-28/"},
+		{func() (string, error) { return layout.ProdDomainPrefix(sgNews, "mom.gov.sg") }, "prod/country=sg/category=news/date=2026-01-28/mom.gov.sg/"},
+		{func() (string, error) { return layout.LivenessPrefix("sg", "2026-01-28") }, "prod/liveness/country=sg/date=2026-01-28/"},
+		{func() (string, error) { return layout.ContractEvidencePrefix("who.int") }, "prod/contracts/who.int/"},
 	}
 	for _, tt := range tests {
 		got, err := tt.got()
@@ -150,13 +150,13 @@ func TestContractRunID(t *testing.T) {
 	at := time.Date(2026, 1, 28, 3, 12, 0, 0, time.UTC)
 	seen := map[string]bool{}
 	for range 1000 {
-		id := blobstore.NewContractRunID()
+		id := layout.NewContractRunID()
 		require.Regexp(t, `^[a-z2-7]{8}$`, id)
 		require.False(t, seen[id], "run ids repeat")
 		seen[id] = true
-		key, err := blobstore.ContractEvidenceKey("mom.gov.sg", at, id)
+		key, err := layout.ContractEvidenceKey("mom.gov.sg", at, id)
 		require.NoError(t, err)
-		k, err := blobstore.ParseKey(key)
+		k, err := layout.ParseKey(key)
 		require.NoError(t, err)
 		require.Equal(t, id, k.RunID)
 	}
@@ -169,7 +169,7 @@ func TestContractRunID(t *testing.T) {
 	require.IsIncreasing(t, keys)
 	var times []time.Time
 	for _, key := range keys {
-		k, err := blobstore.ParseKey(key)
+		k, err := layout.ParseKey(key)
 		require.NoError(t, err)
 		times = append(times, k.Time)
 	}
@@ -182,22 +182,22 @@ func TestChunkName(t *testing.T) {
 		n    int
 		name string
 	}{{1, "raw_0001"}, {42, "raw_0042"}, {9999, "raw_9999"}, {10000, "raw_10000"}, {123456, "raw_123456"}} {
-		name, err := blobstore.ChunkName(tt.n)
+		name, err := layout.ChunkName(tt.n)
 		require.NoError(t, err)
 		require.Equal(t, tt.name, name)
-		n, err := blobstore.ParseChunkName(name)
+		n, err := layout.ParseChunkName(name)
 		require.NoError(t, err)
 		require.Equal(t, tt.n, n)
 	}
 	for _, n := range []int{0, -1} {
-		_, err := blobstore.ChunkName(n)
+		_, err := layout.ChunkName(n)
 		requireCode(t, err, seedengine.EINVALID)
 	}
 	for _, name := range []string{
 		"", "raw_", "raw_1", "raw_001", "raw_0000", "raw_00001", "raw_0001.json", "RAW_0001", "raw_+001",
 		"raw_-001", "raw_00a1", "raw_99999999999999999999999", "chunk_0001", " raw_0001",
 	} {
-		_, err := blobstore.ParseChunkName(name)
+		_, err := layout.ParseChunkName(name)
 		requireCode(t, err, seedengine.EINVALID)
 		require.Equal(t, "chunk", seedengine.ErrorField(err), name)
 	}
@@ -211,11 +211,11 @@ func TestRawFilterPrefix(t *testing.T) {
 		{"sg", "", "raw/country=sg/"},
 		{"sg", "news", "raw/country=sg/category=news/"},
 	} {
-		got, err := blobstore.RawFilterPrefix(tt.country, tt.category)
+		got, err := layout.RawFilterPrefix(tt.country, tt.category)
 		require.NoError(t, err)
 		require.Equal(t, tt.want, got)
 		if tt.country != "" && tt.category != "" {
-			pp, err := blobstore.PartitionPrefix(seedengine.Partition{Country: tt.country, Category: tt.category, Date: "2026-01-28"})
+			pp, err := layout.PartitionPrefix(seedengine.Partition{Country: tt.country, Category: tt.category, Date: "2026-01-28"})
 			require.NoError(t, err)
 			require.True(t, strings.HasPrefix(pp, got), "a partition lies under its filter prefix")
 		}
@@ -223,7 +223,7 @@ func TestRawFilterPrefix(t *testing.T) {
 	for _, tt := range []struct{ country, category, field string }{
 		{"SG", "", "country"}, {"sg", "Bad/", "category"}, {"", "../x", "category"}, {"s/", "news", "country"},
 	} {
-		_, err := blobstore.RawFilterPrefix(tt.country, tt.category)
+		_, err := layout.RawFilterPrefix(tt.country, tt.category)
 		requireCode(t, err, seedengine.EINVALID)
 		require.Equal(t, tt.field, seedengine.ErrorField(err))
 	}
@@ -238,48 +238,48 @@ func TestKeyBuildRejects(t *testing.T) {
 		field string
 	}{
 		{"upper-case country", func() (string, error) {
-			return blobstore.RawChunkKey(seedengine.Partition{Country: "SG", Category: "news", Date: "2026-01-28"}, 1)
+			return layout.RawChunkKey(seedengine.Partition{Country: "SG", Category: "news", Date: "2026-01-28"}, 1)
 		}, "country"},
 		{"country with a slash", func() (string, error) {
-			return blobstore.PartitionPrefix(seedengine.Partition{Country: "sg/..", Category: "news", Date: "2026-01-28"})
+			return layout.PartitionPrefix(seedengine.Partition{Country: "sg/..", Category: "news", Date: "2026-01-28"})
 		}, "country"},
 		{"category path escape", func() (string, error) {
-			return blobstore.RawChunkKey(seedengine.Partition{Country: "sg", Category: "../../etc", Date: "2026-01-28"}, 1)
+			return layout.RawChunkKey(seedengine.Partition{Country: "sg", Category: "../../etc", Date: "2026-01-28"}, 1)
 		}, "category"},
 		{"not a calendar date", func() (string, error) {
-			return blobstore.RawChunkKey(seedengine.Partition{Country: "sg", Category: "news", Date: "2026-02-30"}, 1)
+			return layout.RawChunkKey(seedengine.Partition{Country: "sg", Category: "news", Date: "2026-02-30"}, 1)
 		}, "date"},
-		{"chunk zero", func() (string, error) { return blobstore.RawChunkKey(sgNews, 0) }, "chunk"},
-		{"checkpoint of chunk -1", func() (string, error) { return blobstore.RawCheckpointKey(sgNews, -1) }, "chunk"},
-		{"domain with a slash", func() (string, error) { return blobstore.ProdDomainPrefix(sgNews, "mom.gov.sg/x") }, "domain"},
-		{"domain dot-dot", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "..", blobstore.FileRobots) }, "domain"},
-		{"domain empty label", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom..sg", blobstore.FileRobots) }, "domain"},
-		{"domain upper case", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "MOM.gov.sg", blobstore.FileRobots) }, "domain"},
-		{"domain trailing dot", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg.", at, "r1") }, "domain"},
-		{"domain leading hyphen", func() (string, error) { return blobstore.ContractEvidenceKey("-mom.gov.sg", at, "r1") }, "domain"},
-		{"domain with a port", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg:443", at, "r1") }, "domain"},
-		{"domain in U-labels", func() (string, error) { return blobstore.ContractEvidenceKey("例子.测试", at, "r1") }, "domain"},
+		{"chunk zero", func() (string, error) { return layout.RawChunkKey(sgNews, 0) }, "chunk"},
+		{"checkpoint of chunk -1", func() (string, error) { return layout.RawCheckpointKey(sgNews, -1) }, "chunk"},
+		{"domain with a slash", func() (string, error) { return layout.ProdDomainPrefix(sgNews, "mom.gov.sg/x") }, "domain"},
+		{"domain dot-dot", func() (string, error) { return layout.ProdDomainFileKey(sgNews, "..", layout.FileRobots) }, "domain"},
+		{"domain empty label", func() (string, error) { return layout.ProdDomainFileKey(sgNews, "mom..sg", layout.FileRobots) }, "domain"},
+		{"domain upper case", func() (string, error) { return layout.ProdDomainFileKey(sgNews, "MOM.gov.sg", layout.FileRobots) }, "domain"},
+		{"domain trailing dot", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg.", at, "r1") }, "domain"},
+		{"domain leading hyphen", func() (string, error) { return layout.ContractEvidenceKey("-mom.gov.sg", at, "r1") }, "domain"},
+		{"domain with a port", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg:443", at, "r1") }, "domain"},
+		{"domain in U-labels", func() (string, error) { return layout.ContractEvidenceKey("例子.测试", at, "r1") }, "domain"},
 		{"domain too long", func() (string, error) {
-			return blobstore.ContractEvidenceKey(strings.Repeat("a", 63)+"."+strings.Repeat("b", 63)+"."+strings.Repeat("c", 63)+"."+strings.Repeat("d", 63), at, "r1")
+			return layout.ContractEvidenceKey(strings.Repeat("a", 63)+"."+strings.Repeat("b", 63)+"."+strings.Repeat("c", 63)+"."+strings.Repeat("d", 63), at, "r1")
 		}, "domain"},
-		{"domain label too long", func() (string, error) { return blobstore.ContractEvidenceKey(strings.Repeat("a", 64)+".com", at, "r1") }, "domain"},
-		{"domain empty", func() (string, error) { return blobstore.ContractEvidencePrefix("") }, "domain"},
-		{"unknown domain file", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", "../../x") }, "file"},
-		{"feed is not a domain file", func() (string, error) { return blobstore.ProdDomainFileKey(sgNews, "mom.gov.sg", "feed.xml") }, "file"},
-		{"batch id with a slash", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", "../x") }, "batch_id"},
-		{"batch id with an underscore", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", "a_b") }, "batch_id"},
-		{"batch id empty", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", "") }, "batch_id"},
-		{"batch id too long", func() (string, error) { return blobstore.LivenessKey("sg", "2026-01-28", strings.Repeat("a", 65)) }, "batch_id"},
-		{"liveness chunk negative", func() (string, error) { return blobstore.LivenessChunkKey("sg", "2026-01-28", "b1", -1) }, "chunk"},
-		{"liveness chunk too large", func() (string, error) { return blobstore.LivenessChunkKey("sg", "2026-01-28", "b1", 100000) }, "chunk"},
-		{"liveness bad country", func() (string, error) { return blobstore.LivenessKey("xx", "2026-01-28", "b1") }, "country"},
-		{"liveness bad date", func() (string, error) { return blobstore.LivenessKey("sg", "2026-1-28", "b1") }, "date"},
-		{"contract zero time", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", time.Time{}, "r1") }, "time"},
-		{"contract run id empty", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "") }, "run_id"},
-		{"contract run id upper case", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "K3X9") }, "run_id"},
-		{"contract run id with a slash", func() (string, error) { return blobstore.ContractEvidenceKey("mom.gov.sg", at, "../x") }, "run_id"},
+		{"domain label too long", func() (string, error) { return layout.ContractEvidenceKey(strings.Repeat("a", 64)+".com", at, "r1") }, "domain"},
+		{"domain empty", func() (string, error) { return layout.ContractEvidencePrefix("") }, "domain"},
+		{"unknown domain file", func() (string, error) { return layout.ProdDomainFileKey(sgNews, "mom.gov.sg", "../../x") }, "file"},
+		{"feed is not a domain file", func() (string, error) { return layout.ProdDomainFileKey(sgNews, "mom.gov.sg", "feed.xml") }, "file"},
+		{"batch id with a slash", func() (string, error) { return layout.LivenessKey("sg", "2026-01-28", "../x") }, "batch_id"},
+		{"batch id with an underscore", func() (string, error) { return layout.LivenessKey("sg", "2026-01-28", "a_b") }, "batch_id"},
+		{"batch id empty", func() (string, error) { return layout.LivenessKey("sg", "2026-01-28", "") }, "batch_id"},
+		{"batch id too long", func() (string, error) { return layout.LivenessKey("sg", "2026-01-28", strings.Repeat("a", 65)) }, "batch_id"},
+		{"liveness chunk negative", func() (string, error) { return layout.LivenessChunkKey("sg", "2026-01-28", "b1", -1) }, "chunk"},
+		{"liveness chunk too large", func() (string, error) { return layout.LivenessChunkKey("sg", "2026-01-28", "b1", 100000) }, "chunk"},
+		{"liveness bad country", func() (string, error) { return layout.LivenessKey("xx", "2026-01-28", "b1") }, "country"},
+		{"liveness bad date", func() (string, error) { return layout.LivenessKey("sg", "2026-1-28", "b1") }, "date"},
+		{"contract zero time", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg", time.Time{}, "r1") }, "time"},
+		{"contract run id empty", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg", at, "") }, "run_id"},
+		{"contract run id upper case", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg", at, "K3X9") }, "run_id"},
+		{"contract run id with a slash", func() (string, error) { return layout.ContractEvidenceKey("mom.gov.sg", at, "../x") }, "run_id"},
 		{"contract run id too long", func() (string, error) {
-			return blobstore.ContractEvidenceKey("mom.gov.sg", at, strings.Repeat("a", 33))
+			return layout.ContractEvidenceKey("mom.gov.sg", at, strings.Repeat("a", 33))
 		}, "run_id"},
 	}
 	for _, tt := range tests {
@@ -342,10 +342,10 @@ func TestParseKeyRejects(t *testing.T) {
 		"prod/liveness",
 		"prod",
 	} {
-		k, err := blobstore.ParseKey(key)
+		k, err := layout.ParseKey(key)
 		requireCode(t, err, seedengine.EINVALID)
 		require.Equal(t, "key", seedengine.ErrorField(err), key)
-		require.Equal(t, blobstore.Key{}, k, key)
+		require.Equal(t, layout.Key{}, k, key)
 	}
 }
 

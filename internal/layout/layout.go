@@ -1,4 +1,10 @@
-package blobstore
+// Package layout is the storage layout of DESIGN §5 in one file: it builds
+// and parses every object key (raw chunks and their checkpoints, prod
+// domain files, liveness results, contract evidence), validating each
+// component before it reaches a path. It imports only the root package,
+// so services name objects with it and store them through
+// seedengine.ObjectStore without depending on a store.
+package layout
 
 import (
 	"crypto/rand"
