@@ -1,7 +1,7 @@
 // Package app wires seedengine once: the stores, the services on them and
-// the queue with every job kind registered. cmd/seedengine runs it (serve
-// and worker alike) and the whole-application flow tests build the same
-// application, so the two cannot drift apart.
+// the queue with the registry of batch kinds. cmd/seedengine runs it
+// (serve and worker alike) and the whole-application flow tests, in this
+// package, build the same application, so the two cannot drift apart.
 //
 // The caller opens the database and the object store and says what
 // outbound work this process can do; app builds the rest.
@@ -148,7 +148,8 @@ func New(cfg Config) (*App, error) {
 		jobs.Batch[research.ChunkJob](seedengine.BatchResearch, research.ChunkProcessor(a.Research)),
 		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, live),
 		jobs.Batch[contract.ChunkJob](seedengine.BatchContract, contracts),
-		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, orchestration, jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)),
+		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, orchestration,
+			jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)), // domain jobs on their own River queue
 	)
 	if err != nil {
 		return nil, fmt.Errorf("create queue: %w", err)
