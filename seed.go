@@ -492,7 +492,10 @@ type SeedRecordOutcome struct {
 	Version int              `json:"version"` // the seed's version, or the proposed version's
 	// Reason explains a kept seed: "active_seed_kept",
 	// "suspended_seed_kept", "archived_seed_kept", with
-	// ProposedVersion > 0 when a new proposal was recorded.
+	// ProposedVersion > 0 when the found contract is the seed's pending
+	// proposal: recorded now (Version is then the proposal's) or already
+	// (Version stays the seed's), so a run repeated after a crash reports
+	// what the first one did.
 	Reason          string `json:"reason,omitempty"`
 	ProposedVersion int    `json:"proposed_version,omitempty"`
 }

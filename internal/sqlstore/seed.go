@@ -529,8 +529,9 @@ func (s *SeedService) propose(ctx context.Context, tx *sql.Tx, old, found *seede
 		return nil
 	}
 	var raw []byte
-	err := tx.QueryRowContext(ctx, `SELECT contract FROM seed_versions WHERE seed_id = $1 AND state = 'proposed'
-		ORDER BY version DESC LIMIT 1`, old.SeedID).Scan(&raw)
+	var pending int
+	err := tx.QueryRowContext(ctx, `SELECT version, contract FROM seed_versions WHERE seed_id = $1 AND state = 'proposed'
+		ORDER BY version DESC LIMIT 1`, old.SeedID).Scan(&pending, &raw)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -541,6 +542,10 @@ func (s *SeedService) propose(ctx context.Context, tx *sql.Tx, old, found *seede
 			return fmt.Errorf("decode proposal: %w", err)
 		}
 		if p.Equal(c) {
+			// Already the pending proposal (a run repeated after a
+			// crash, or another batch finding the same): nothing new,
+			// but the outcome names it as the first run's did.
+			out.ProposedVersion = pending
 			return nil
 		}
 	}

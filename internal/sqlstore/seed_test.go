@@ -540,10 +540,12 @@ func TestRecordDraftSeed(t *testing.T) {
 		require.Equal(t, 0.99, vs[0].Confidence)
 		require.Equal(t, "b5", vs[0].BatchID)
 
-		// The same proposal again → nothing new.
+		// The same proposal again (a repeated run) → nothing new, and
+		// the outcome names the pending proposal.
 		out, err = s.RecordDraftSeed(ctx, proposal, "contract_batch:b6", "b6")
 		require.NoError(t, err)
-		require.Equal(t, seedengine.SeedRecordOutcome{Result: seedengine.SeedKept, Version: 2, Reason: "active_seed_kept"}, out)
+		require.Equal(t, seedengine.SeedRecordOutcome{Result: seedengine.SeedKept, Version: 2, Reason: "active_seed_kept", ProposedVersion: 3}, out)
+		require.Equal(t, []string{"3:proposed", "2:current", "1:superseded"}, versionStates(t, s, id))
 
 		// Suspended, another contract → proposal 4.
 		_, err = s.TransitionSeed(ctx, id, seedengine.SeedSuspend, "alice", "")
