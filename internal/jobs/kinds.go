@@ -84,9 +84,9 @@ func jobFor[J ChunkJob](step, queue string) chunkJob {
 
 // job returns the job type that runs chunks of step.
 func (k *Kind) job(step string) *chunkJob {
-	for i := range k.jobs[1:] {
-		if k.jobs[i+1].step == step {
-			return &k.jobs[i+1]
+	for i := 1; i < len(k.jobs); i++ {
+		if k.jobs[i].step == step {
+			return &k.jobs[i]
 		}
 	}
 	return &k.jobs[0]
