@@ -247,3 +247,35 @@ func TestSeedEvidenceOfHandMadeSeedIs404(t *testing.T) {
 	require.Contains(t, p.Detail, "by hand")
 	s.do(t, request{Path: "/api/v1/seeds/" + url.PathEscape("gov:sg:nope.gov.sg::news") + "/evidence"}).Problem(t, http.StatusNotFound, "not_found")
 }
+
+// The dead-letter filter accepts every job kind the queue runs (a seed
+// alert that used its attempts is a dead letter too) and no other.
+func TestDeadLetterKindsAreTheQueuesJobs(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, sqlstoretest.OpenSQLite(t))
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name   string `json:"name"`
+				Schema struct {
+					Enum []string `json:"enum"`
+				} `json:"schema"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	r := s.do(t, request{Path: "/openapi.json"})
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	require.NoError(t, json.Unmarshal(r.Body, &doc))
+	var enum []string
+	for _, p := range doc.Paths["/api/v1/queues/dead-letters"]["get"].Parameters {
+		if p.Name == "kind" {
+			enum = p.Schema.Enum
+		}
+	}
+	require.ElementsMatch(t, s.queue.JobKinds(), enum)
+
+	for _, kind := range s.queue.JobKinds() {
+		r := s.do(t, request{Path: "/api/v1/queues/dead-letters?kind=" + kind})
+		require.Equal(t, http.StatusOK, r.StatusCode, "%s: %s", kind, r.Body)
+	}
+}

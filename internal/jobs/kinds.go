@@ -77,7 +77,7 @@ func jobFor[J ChunkJob](step, queue string) chunkJob {
 		queue: queue,
 		args:  func(ref seedengine.ChunkRef) river.JobArgs { return J(struct{ seedengine.ChunkRef }{ref}) },
 		add: func(w *river.Workers, q *Queue, kind seedengine.BatchKind) {
-			river.AddWorker(w, &chunkWorker[J]{q: q, kind: kind})
+			addWorker(q, w, &chunkWorker[J]{q: q, kind: kind})
 		},
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -213,7 +214,8 @@ type Queue struct {
 	lifecycle sync.Mutex
 	state     atomic.Int32
 
-	kinds map[seedengine.BatchKind]Kind // fixed by New
+	kinds    map[seedengine.BatchKind]Kind // fixed by New
+	jobKinds []string                      // of every worker, fixed by New
 
 	mu        sync.RWMutex
 	finishers map[seedengine.BatchKind]BatchFinisherFunc
@@ -260,13 +262,13 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 
 	workers := river.NewWorkers()
 	q.addKinds(workers, kinds)
-	river.AddWorker(workers, &finishWorker{q: q})
-	river.AddWorker(workers, &metadataSyncWorker{q: q})
-	river.AddWorker(workers, &metadataScheduleWorker{q: q})
-	river.AddWorker(workers, &seedCheckWorker{q: q})
-	river.AddWorker(workers, &seedCheckScheduleWorker{q: q})
-	river.AddWorker(workers, &seedAlertWorker{q: q})
-	river.AddWorker(workers, &seedDriftWorker{q: q})
+	addWorker(q, workers, &finishWorker{q: q})
+	addWorker(q, workers, &metadataSyncWorker{q: q})
+	addWorker(q, workers, &metadataScheduleWorker{q: q})
+	addWorker(q, workers, &seedCheckWorker{q: q})
+	addWorker(q, workers, &seedCheckScheduleWorker{q: q})
+	addWorker(q, workers, &seedAlertWorker{q: q})
+	addWorker(q, workers, &seedDriftWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,
@@ -320,6 +322,18 @@ func (q *Queue) mustWire(method string, isNil bool) {
 		panic("jobs: " + method + " after Start")
 	}
 }
+
+// addWorker registers worker with River and notes its job kind.
+func addWorker[T river.JobArgs](q *Queue, w *river.Workers, worker river.Worker[T]) {
+	river.AddWorker(w, worker)
+	var args T
+	q.jobKinds = append(q.jobKinds, args.Kind())
+}
+
+// JobKinds returns the kind of every job this queue runs, sorted: every
+// chunk job of the registry of batch kinds and the queue's own jobs. The
+// API's dead-letter filter lists the same.
+func (q *Queue) JobKinds() []string { return slices.Sorted(slices.Values(q.jobKinds)) }
 
 // Start starts working jobs. The queue runs until Stop: ctx only carries
 // values, its cancellation is ignored, so that a cancelled server context

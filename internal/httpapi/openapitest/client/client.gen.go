@@ -793,6 +793,10 @@ const (
 	ListDeadLettersParamsKindOrchestrationDomain ListDeadLettersParamsKind = "orchestration_domain"
 	ListDeadLettersParamsKindOrchestrationFile   ListDeadLettersParamsKind = "orchestration_file"
 	ListDeadLettersParamsKindResearchChunk       ListDeadLettersParamsKind = "research_chunk"
+	ListDeadLettersParamsKindSeedAlert           ListDeadLettersParamsKind = "seed_alert"
+	ListDeadLettersParamsKindSeedCheck           ListDeadLettersParamsKind = "seed_check"
+	ListDeadLettersParamsKindSeedCheckSchedule   ListDeadLettersParamsKind = "seed_check_schedule"
+	ListDeadLettersParamsKindSeedDrift           ListDeadLettersParamsKind = "seed_drift"
 )
 
 // Valid indicates whether the value is a known member of the ListDeadLettersParamsKind enum.
@@ -813,6 +817,14 @@ func (e ListDeadLettersParamsKind) Valid() bool {
 	case ListDeadLettersParamsKindOrchestrationFile:
 		return true
 	case ListDeadLettersParamsKindResearchChunk:
+		return true
+	case ListDeadLettersParamsKindSeedAlert:
+		return true
+	case ListDeadLettersParamsKindSeedCheck:
+		return true
+	case ListDeadLettersParamsKindSeedCheckSchedule:
+		return true
+	case ListDeadLettersParamsKindSeedDrift:
 		return true
 	default:
 		return false
