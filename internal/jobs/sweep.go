@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine"
 )
 
 // orphanReason is recorded on a chunk failed by FailOrphanedChunks.
@@ -80,10 +80,10 @@ func (q *Queue) FailOrphanedChunks(ctx context.Context, grace time.Duration) (in
 		return 0, fmt.Errorf("find orphaned chunks: %w", err)
 	}
 	defer rows.Close()
-	live := make(map[sqlstore.ChunkRef]bool)
+	live := make(map[seedengine.ChunkRef]bool)
 	for rows.Next() {
-		var r sqlstore.ChunkRef
-		if err := rows.Scan(&r.BatchID, &r.Index); err != nil {
+		var r seedengine.ChunkRef
+		if err := rows.Scan(&r.BatchID, &r.Chunk); err != nil {
 			return 0, fmt.Errorf("find orphaned chunks: %w", err)
 		}
 		live[r] = true
@@ -96,7 +96,7 @@ func (q *Queue) FailOrphanedChunks(ctx context.Context, grace time.Duration) (in
 		if live[r] {
 			continue
 		}
-		if err := q.failChunk(ctx, r.BatchID, r.Index, orphanReason, true); err != nil {
+		if err := q.failChunk(ctx, r.BatchID, r.Chunk, orphanReason, true); err != nil {
 			return n, err
 		}
 		n++
