@@ -1,6 +1,7 @@
 package seedengine
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -367,6 +368,46 @@ func ValidateChunkStepKey(field string, i int, c *BatchChunk) error {
 	}
 	if len(c.Key) > MaxChunkKeyLen {
 		return FieldErrorf(field, "chunk %d has a key longer than %d bytes", i, MaxChunkKeyLen)
+	}
+	return nil
+}
+
+// Validate checks an outcome before it is recorded: EINVALID for negative
+// counts, a result that is not JSON (or not an object when chunks are
+// spawned: chunks_spawned is merged into it) or a spawned chunk without a
+// step or key, with a negative item count, input that is not JSON or a
+// step or key past its bound.
+func (o ChunkOutcome) Validate() error {
+	if o.Succeeded < 0 || o.Failed < 0 {
+		return FieldErrorf("items", "succeeded and failed counts must not be negative")
+	}
+	if err := validJSONField("result", o.Result); err != nil {
+		return err
+	}
+	if len(o.Spawn) == 0 {
+		return nil
+	}
+	// chunks_spawned is merged into the result, which only an object can
+	// take without losing what it holds.
+	if r := bytes.TrimSpace(o.Result); len(r) > 0 && string(r) != "null" && r[0] != '{' {
+		return FieldErrorf("result", "result must be a JSON object when chunks are spawned")
+	}
+	for i, c := range o.Spawn {
+		switch {
+		case c == nil:
+			return FieldErrorf("spawn", "spawned chunk %d is missing", i)
+		case c.Step == "":
+			return FieldErrorf("spawn", "spawned chunk %d has no step", i)
+		case c.Key == "":
+			return FieldErrorf("spawn", "spawned chunk %d has no key", i)
+		case c.Items < 0:
+			return FieldErrorf("spawn", "spawned chunk %d has a negative item count", i)
+		case len(c.Input) > 0 && !json.Valid(c.Input):
+			return FieldErrorf("spawn", "spawned chunk %d has input that is not valid JSON", i)
+		}
+		if err := ValidateChunkStepKey("spawn", i, c); err != nil {
+			return err
+		}
 	}
 	return nil
 }

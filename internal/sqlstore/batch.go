@@ -1,7 +1,6 @@
 package sqlstore
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -79,10 +78,6 @@ func (s *BatchService) InTx(ctx context.Context, fn func(ctx context.Context, tx
 // use the context it is given and tx alone, and return its errors: a
 // failure rolls back fn's writes only.
 func (s *BatchService) InChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	return s.inChunkTx(ctx, fn)
-}
-
-func (s *BatchService) inChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	if s.group != nil {
 		return s.group.inTx(ctx, fn)
 	}
@@ -308,7 +303,7 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 		b *seedengine.Batch
 		c *seedengine.BatchChunk
 	)
-	err := s.inChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err := s.InChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.db.timeArg(nowUTC())
 		// The batch row is written (and so locked) before the chunk row, the
 		// order every other transaction here takes them in.
@@ -392,18 +387,10 @@ type ChunkWrite struct {
 // when all were known). A chunk already done or failed spawns nothing:
 // the run that finished it did.
 //
-// EINVALID for negative counts, a result that is not JSON (or not an
-// object when chunks are spawned) or a spawned chunk without a step or key
-// or with a negative item count or input that is not JSON; ENOTFOUND when
+// EINVALID for an outcome ChunkOutcome.Validate refuses; ENOTFOUND when
 // there is no such chunk.
 func (s *BatchService) CompleteChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
-	if out.Succeeded < 0 || out.Failed < 0 {
-		return ChunkWrite{}, seedengine.FieldErrorf("items", "succeeded and failed counts must not be negative")
-	}
-	if err := validJSON("result", out.Result); err != nil {
-		return ChunkWrite{}, err
-	}
-	if err := validateSpawn(out.Spawn, out.Result); err != nil {
+	if err := out.Validate(); err != nil {
 		return ChunkWrite{}, err
 	}
 	w, err := s.completeChunkTx(ctx, tx, batchID, index, out)
@@ -449,37 +436,8 @@ func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID 
 	return w, err
 }
 
-func validateSpawn(spawn []*seedengine.BatchChunk, result json.RawMessage) error {
-	if len(spawn) == 0 {
-		return nil
-	}
-	// chunks_spawned is merged into the result, which only an object can
-	// take without losing what it holds.
-	if r := bytes.TrimSpace(result); len(r) > 0 && string(r) != "null" && r[0] != '{' {
-		return seedengine.FieldErrorf("result", "result must be a JSON object when chunks are spawned")
-	}
-	for i, c := range spawn {
-		switch {
-		case c == nil:
-			return seedengine.FieldErrorf("spawn", "spawned chunk %d is missing", i)
-		case c.Step == "":
-			return seedengine.FieldErrorf("spawn", "spawned chunk %d has no step", i)
-		case c.Key == "":
-			return seedengine.FieldErrorf("spawn", "spawned chunk %d has no key", i)
-		case c.Items < 0:
-			return seedengine.FieldErrorf("spawn", "spawned chunk %d has a negative item count", i)
-		case len(c.Input) > 0 && !json.Valid(c.Input):
-			return seedengine.FieldErrorf("spawn", "spawned chunk %d has input that is not valid JSON", i)
-		}
-		if err := seedengine.ValidateChunkStepKey("spawn", i, c); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // spawnChunks adds spawn to b, whose row the caller holds locked, and
-// enqueues the ones added; it returns how many that is and raises b's
+// returns the ones added (for the caller to queue) and raises b's
 // totals by them. Indexes continue from b.Chunks.Total, which under the
 // lock is exactly the number of chunk rows, and every insert of a batch's
 // chunks happens under that lock, so the keys read here stay the keys

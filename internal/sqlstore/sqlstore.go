@@ -22,7 +22,6 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -375,14 +374,6 @@ func jsonArg(raw []byte) any {
 		return nil
 	}
 	return string(raw)
-}
-
-// validJSON reports a bad JSON document as EINVALID naming field.
-func validJSON(field string, raw []byte) error {
-	if len(raw) > 0 && !json.Valid(raw) {
-		return seedengine.FieldErrorf(field, "%s is not valid JSON", field)
-	}
-	return nil
 }
 
 // isUniqueViolation reports whether err is a unique or primary-key
