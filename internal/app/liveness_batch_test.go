@@ -201,15 +201,7 @@ func TestLivenessBatchValidation(t *testing.T) {
 		many[i] = fmt.Sprintf("example%d.com", i)
 	}
 	body := func(kv ...any) map[string]any {
-		m := map[string]any{"country": "sg", "domains": []string{"example.com"}}
-		for i := 0; i < len(kv); i += 2 {
-			if kv[i+1] == nil {
-				delete(m, kv[i].(string))
-				continue
-			}
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
+		return httpapitest.With(map[string]any{"country": "sg", "domains": []string{"example.com"}}, kv...)
 	}
 	tests := []struct {
 		name string

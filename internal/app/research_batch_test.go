@@ -59,15 +59,7 @@ func TestResearchBatchValidation(t *testing.T) {
 	}
 	urls := []string{"https://example.com/"}
 	body := func(kv ...any) map[string]any {
-		m := map[string]any{"country": "sg", "category": "news", "urls": urls}
-		for i := 0; i < len(kv); i += 2 {
-			if kv[i+1] == nil {
-				delete(m, kv[i].(string))
-				continue
-			}
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
+		return httpapitest.With(map[string]any{"country": "sg", "category": "news", "urls": urls}, kv...)
 	}
 	tests := []struct {
 		name string

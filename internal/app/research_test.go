@@ -166,15 +166,7 @@ func TestResearchCreateValidation(t *testing.T) {
 		many[i] = fmt.Sprintf("https://example%d.com/", i)
 	}
 	base := func(kv ...any) map[string]any {
-		m := map[string]any{"country": "sg", "category": "news", "date": "2026-01-28"}
-		for i := 0; i < len(kv); i += 2 {
-			if kv[i+1] == nil {
-				delete(m, kv[i].(string))
-				continue
-			}
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
+		return httpapitest.With(map[string]any{"country": "sg", "category": "news", "date": "2026-01-28"}, kv...)
 	}
 	urls := []string{"https://example.com/"}
 	tests := []struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -87,15 +88,7 @@ func TestContractBatchValidation(t *testing.T) {
 		many[i] = fmt.Sprintf("com:sg:example%d.com", i)
 	}
 	body := func(kv ...any) map[string]any {
-		m := map[string]any{"country": "sg", "category": "news", "domainIds": []string{"gov:sg:mom.gov.sg"}}
-		for i := 0; i < len(kv); i += 2 {
-			if kv[i+1] == nil {
-				delete(m, kv[i].(string))
-				continue
-			}
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
+		return httpapitest.With(map[string]any{"country": "sg", "category": "news", "domainIds": []string{"gov:sg:mom.gov.sg"}}, kv...)
 	}
 	tests := []struct {
 		name string

@@ -141,3 +141,21 @@ func SeedBody(domainID string) map[string]any {
 		"policy":    map[string]any{"robots_url": "https://www." + domain + "/robots.txt"},
 	}
 }
+
+// With returns a copy of body with each key of kv (key, value pairs) set
+// to its value, or removed when the value is nil: a valid request with
+// one thing changed.
+func With(body map[string]any, kv ...any) map[string]any {
+	m := make(map[string]any, len(body))
+	for k, v := range body {
+		m[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == nil {
+			delete(m, kv[i].(string))
+			continue
+		}
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
