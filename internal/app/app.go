@@ -90,8 +90,10 @@ type App struct {
 	Queue      *jobs.Queue
 }
 
-// New builds the services and the queue and registers every job kind this
-// process can run. The queue is not started.
+// New builds the services and the queue, declaring every batch kind with
+// the processor this process has for it (nil for what cfg gives it no
+// means to run), and registers the rest of the work it can do. The queue
+// is not started.
 func New(cfg Config) (*App, error) {
 	if cfg.DB == nil || cfg.Blobs == nil {
 		return nil, seedengine.Errorf(seedengine.EINVALID, "app needs a database and an object store")
