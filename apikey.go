@@ -40,7 +40,7 @@ func (s Scope) rank() int {
 func ParseScope(s string) (Scope, error) {
 	sc := Scope(s)
 	if !sc.Valid() {
-		return "", FieldErrorf("scope", "scope %q must be one of read, write, admin", Truncate(s, 16))
+		return "", FieldErrorf("scope", "scope must be one of read, write, admin")
 	}
 	return sc, nil
 }

@@ -318,7 +318,7 @@ func ValidateNewBatch(b *Batch, chunks []*BatchChunk) error {
 		return Errorf(EINVALID, "batch is required")
 	}
 	if !b.Kind.Valid() {
-		return FieldErrorf("kind", "kind %q is not a batch kind", Truncate(string(b.Kind), 40))
+		return FieldErrorf("kind", "kind must be one of research, liveness, contract, orchestration")
 	}
 	if len(chunks) == 0 {
 		return FieldErrorf("chunks", "a batch needs at least one chunk")
@@ -352,8 +352,7 @@ func ValidateNewBatch(b *Batch, chunks []*BatchChunk) error {
 		}
 		k := stepKey{c.Step, c.Key}
 		if j, ok := seen[k]; ok {
-			return FieldErrorf("chunks", "chunk %d repeats step %q and key %q of chunk %d",
-				i, Truncate(c.Step, 40), Truncate(c.Key, 200), j)
+			return FieldErrorf("chunks", "chunk %d repeats the step and key of chunk %d", i, j)
 		}
 		seen[k] = i
 	}

@@ -19,7 +19,7 @@ const (
 // least four digits. EINVALID (field chunk) for a number out of range.
 func ChunkName(n int) (string, error) {
 	if n < 1 || n > MaxChunk {
-		return "", FieldErrorf("chunk", "chunk number must be between 1 and %d, got %d", MaxChunk, n)
+		return "", FieldErrorf("chunk", "chunk number must be between 1 and %d", MaxChunk)
 	}
 	s := strconv.Itoa(n)
 	if len(s) < chunkNameDigits {
@@ -44,7 +44,7 @@ func ParseChunkName(name string) (int, error) {
 		n, _ = strconv.Atoi(digits) // nine digits at most: no overflow
 	}
 	if bad || n < 1 {
-		return 0, FieldErrorf("chunk", "%q is not a chunk name like raw_0001", Truncate(name, 40))
+		return 0, FieldErrorf("chunk", "chunk must be a chunk name like raw_0001")
 	}
 	return n, nil
 }

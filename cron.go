@@ -42,15 +42,15 @@ func ValidateCron(expr string) error {
 		if cronMacros[strings.ToLower(expr)] {
 			return nil
 		}
-		return FieldErrorf("fetch.schedule", "fetch.schedule %q is not a known macro (@hourly, @daily, @weekly, @monthly, @yearly)", Truncate(expr, 40))
+		return FieldErrorf("fetch.schedule", "fetch.schedule macros are @hourly, @daily, @midnight, @weekly, @monthly, @yearly and @annually")
 	}
 	fields := strings.Fields(expr)
 	if len(fields) != 5 {
-		return FieldErrorf("fetch.schedule", "fetch.schedule %q must have 5 fields (minute hour day-of-month month day-of-week), not %d", Truncate(expr, 80), len(fields))
+		return FieldErrorf("fetch.schedule", "fetch.schedule must have 5 fields (minute hour day-of-month month day-of-week), not %d", len(fields))
 	}
 	for i, f := range fields {
 		if !validCronField(f, i) {
-			return FieldErrorf("fetch.schedule", "fetch.schedule %q: %s field %q is not valid (%d–%d)", Truncate(expr, 80), cronFields[i].name, Truncate(f, 40), cronFields[i].min, cronFields[i].max)
+			return FieldErrorf("fetch.schedule", "fetch.schedule: the %s field must be *, values, ranges or steps within %d–%d", cronFields[i].name, cronFields[i].min, cronFields[i].max)
 		}
 	}
 	return nil

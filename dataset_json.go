@@ -85,7 +85,7 @@ func (t *wireTime) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return FieldErrorf("discovered_at", "discovered_at %q is not an RFC 3339 time", Truncate(s, 40))
+		return FieldErrorf("discovered_at", "discovered_at must be an RFC 3339 time")
 	}
 	t.Time = v
 	return nil
@@ -937,7 +937,10 @@ func dataError(err error, field string) error {
 		if name == "" {
 			name = "the dataset"
 		}
-		return &Error{Code: EINVALID, Field: f, Message: fmt.Sprintf("%s must be %s, not %s", name, jsonKind(te.Type), Truncate(te.Value, 32))}
+		// te.Value is the JSON kind, and for a number the number itself,
+		// which is the client's value: only the kind is named.
+		kind, _, _ := strings.Cut(te.Value, " ")
+		return &Error{Code: EINVALID, Field: f, Message: fmt.Sprintf("%s must be %s, not %s", name, jsonKind(te.Type), Truncate(kind, 32))}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
@@ -1043,7 +1046,7 @@ func PartitionOfMeta(m *DatasetMeta) (Partition, error) {
 		return p, FieldErrorf("meta.country", "meta.%s", ErrorMessage(err))
 	}
 	if m.Country != strings.ToUpper(p.Country) {
-		return p, FieldErrorf("meta.country", "meta.country %q must be upper case (%q)", Truncate(m.Country, 16), strings.ToUpper(p.Country))
+		return p, FieldErrorf("meta.country", "meta.country must be upper case")
 	}
 	if err := ValidateCategory(p.Category); err != nil {
 		return p, FieldErrorf("meta.category", "meta.%s", ErrorMessage(err))
@@ -1073,13 +1076,13 @@ func (d *Dataset) Validate(p Partition) error {
 
 func validateMeta(m *DatasetMeta, p Partition) error {
 	if want := strings.ToUpper(p.Country); m.Country != want {
-		return FieldErrorf("meta.country", "meta.country is %q; this partition needs %q", Truncate(m.Country, 16), want)
+		return FieldErrorf("meta.country", "meta.country must be the partition's country, in upper case")
 	}
 	if m.Category != p.Category {
-		return FieldErrorf("meta.category", "meta.category is %q; this partition needs %q", Truncate(m.Category, 48), p.Category)
+		return FieldErrorf("meta.category", "meta.category must be the partition's category")
 	}
 	if m.Date != p.Date {
-		return FieldErrorf("meta.date", "meta.date is %q; this partition needs %q", Truncate(m.Date, 16), p.Date)
+		return FieldErrorf("meta.date", "meta.date must be the partition's date")
 	}
 	return nil
 }
@@ -1089,7 +1092,7 @@ func validateCount(declared, records int) error {
 		return FieldErrorf("records", "a dataset needs at least one record")
 	}
 	if declared != records {
-		return FieldErrorf("meta.record_count", "meta.record_count is %d but the dataset has %d records", declared, records)
+		return FieldErrorf("meta.record_count", "meta.record_count must be %d, the number of records", records)
 	}
 	return nil
 }
@@ -1100,15 +1103,15 @@ func validateRecord(i int, r *DatasetRecord) error {
 		return FieldErrorf(at("raw_url"), "%s is required", at("raw_url"))
 	}
 	if len(r.RawURL) > MaxRawURLBytes {
-		return FieldErrorf(at("raw_url"), "%s is %d bytes; at most %d", at("raw_url"), len(r.RawURL), MaxRawURLBytes)
+		return FieldErrorf(at("raw_url"), "%s must be at most %d bytes", at("raw_url"), MaxRawURLBytes)
 	}
 	if r.DomainID != "" {
 		if _, _, _, err := ParseDomainID(r.DomainID); err != nil {
-			return FieldErrorf(at("domain_id"), "%s: %s", at("domain_id"), ErrorMessage(err))
+			return FieldErrorf(at("domain_id"), "%s%s", at("domain_id"), strings.TrimPrefix(ErrorMessage(err), "domain_id"))
 		}
 	}
 	if r.Authority != "" && !r.Authority.Valid() {
-		return FieldErrorf(at("authority"), "%s %q is not one of gov, mil, edu, ngo, org, media, com, other", at("authority"), Truncate(string(r.Authority), 16))
+		return FieldErrorf(at("authority"), "%s must be one of gov, mil, edu, ngo, org, media, com, other", at("authority"))
 	}
 	if r.Confidence < 0 || r.Confidence > 1 {
 		return FieldErrorf(at("confidence"), "%s must be between 0 and 1", at("confidence"))

@@ -61,17 +61,17 @@ func DomainID(a Authority, country, registrable string) string {
 func ParseDomainID(id string) (Authority, string, string, error) {
 	parts := strings.SplitN(id, ":", 3)
 	if len(parts) != 3 {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q must be {authority}:{country}:{registrable_domain}", Truncate(id, 80))
+		return "", "", "", FieldErrorf("domain_id", "domain_id must be {authority}:{country}:{registrable_domain}")
 	}
 	a, c, d := Authority(parts[0]), parts[1], parts[2]
 	if !a.Valid() {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has unknown authority %q", Truncate(id, 80), Truncate(parts[0], 16))
+		return "", "", "", FieldErrorf("domain_id", "domain_id must begin with an authority: gov, mil, edu, ngo, org, media, com or other")
 	}
 	if ValidateCountry(c) != nil {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid country %q", Truncate(id, 80), Truncate(c, 16))
+		return "", "", "", FieldErrorf("domain_id", "domain_id must have an ISO 3166-1 alpha-2 country or %q after the authority", CountryIntl)
 	}
 	if !validHostname(d) {
-		return "", "", "", FieldErrorf("domain_id", "domain_id %q has invalid domain %q", Truncate(id, 80), Truncate(d, 64))
+		return "", "", "", FieldErrorf("domain_id", "domain_id must end with a lower-case host name, not an IP address")
 	}
 	return a, c, d, nil
 }

@@ -47,7 +47,7 @@ func ValidateCountry(c string) error {
 	if c == "" {
 		return FieldErrorf("country", "country is required")
 	}
-	return FieldErrorf("country", "country %q is not an ISO 3166-1 alpha-2 code or %q", Truncate(c, 16), CountryIntl)
+	return FieldErrorf("country", "country is not an ISO 3166-1 alpha-2 code or %q", CountryIntl)
 }
 
 // ValidateCategory accepts a lower-case slug of 1 to 40 characters from
@@ -62,7 +62,7 @@ func ValidateCategory(c string) error {
 	for i := 0; i < len(c); i++ {
 		b := c[i]
 		if (b < 'a' || b > 'z') && (b < '0' || b > '9') && b != '_' {
-			return FieldErrorf("category", "category %q must match [a-z0-9_]{1,40}", Truncate(c, 48))
+			return FieldErrorf("category", "category must match [a-z0-9_]{1,40}")
 		}
 	}
 	return nil
@@ -74,10 +74,10 @@ func ValidateDate(d string) error {
 		return FieldErrorf("date", "date is required")
 	}
 	if len(d) != len(DateLayout) {
-		return FieldErrorf("date", "date %q must be YYYY-MM-DD", Truncate(d, 16))
+		return FieldErrorf("date", "date must be YYYY-MM-DD")
 	}
 	if _, err := time.Parse(DateLayout, d); err != nil {
-		return FieldErrorf("date", "date %q is not a real calendar date in YYYY-MM-DD form", d)
+		return FieldErrorf("date", "date must be a real calendar date in YYYY-MM-DD form")
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func (a SeedAction) From() []SeedStatus {
 func CheckSeedTransition(seedID string, from SeedStatus, action SeedAction) error {
 	allowed := action.From()
 	if allowed == nil {
-		return FieldErrorf("action", "unknown seed action %q", Truncate(string(action), 40))
+		return FieldErrorf("action", "action must be one of promote, suspend, reactivate, archive")
 	}
 	for _, s := range allowed {
 		if s == from {
@@ -147,7 +147,7 @@ const ContentTypeNews = "news"
 // ([a-z0-9_]{1,40}). EINVALID with Field "content_type".
 func ValidateContentType(ct string) error {
 	if err := ValidateCategory(ct); err != nil {
-		return FieldErrorf("content_type", "content_type %q must be a lower-case slug [a-z0-9_]{1,40}", Truncate(ct, 60))
+		return FieldErrorf("content_type", "content_type must be a lower-case slug [a-z0-9_]{1,40}")
 	}
 	return nil
 }
@@ -160,13 +160,13 @@ func SeedID(domainID, contentType string) string { return domainID + "::" + cont
 func ParseSeedID(id string) (domainID, contentType string, err error) {
 	d, ct, ok := strings.Cut(id, "::")
 	if !ok {
-		return "", "", FieldErrorf("seed_id", "seed_id %q must be {domain_id}::{content_type}", Truncate(id, 120))
+		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}")
 	}
 	if _, _, _, err := ParseDomainID(d); err != nil {
-		return "", "", FieldErrorf("seed_id", "seed_id %q: %s", Truncate(id, 120), ErrorMessage(err))
+		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its %s", ErrorMessage(err))
 	}
 	if ValidateContentType(ct) != nil {
-		return "", "", FieldErrorf("seed_id", "seed_id %q has invalid content type %q", Truncate(id, 120), Truncate(ct, 60))
+		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its content type a lower-case slug [a-z0-9_]{1,40}")
 	}
 	return d, ct, nil
 }
@@ -335,25 +335,25 @@ func (s *Seed) Validate() error {
 		return err
 	}
 	if s.SeedID != SeedID(s.DomainID, s.ContentType) {
-		return FieldErrorf("seed_id", "seed_id %q must be %q ({domain_id}::{content_type})", Truncate(s.SeedID, 120), SeedID(s.DomainID, s.ContentType))
+		return FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type} of the seed")
 	}
 	if s.Country != country {
-		return FieldErrorf("country", "country %q must be the domain_id's country %q", Truncate(s.Country, 16), country)
+		return FieldErrorf("country", "country must be the domain_id's country")
 	}
 	if err := ValidateCategory(s.Category); err != nil {
 		return err
 	}
 	if s.Source.Domain != domain {
-		return FieldErrorf("source.domain", "source.domain %q must be the domain_id's domain %q", Truncate(s.Source.Domain, 80), domain)
+		return FieldErrorf("source.domain", "source.domain must be the domain_id's domain")
 	}
 	if len(s.Source.Name) > 200 {
 		return FieldErrorf("source.name", "source.name is longer than 200 bytes")
 	}
 	if !s.Source.SourceType.Valid() {
-		return FieldErrorf("source.source_type", "source.source_type %q is not one of government, organization, ngo, media, company, education, other", Truncate(string(s.Source.SourceType), 40))
+		return FieldErrorf("source.source_type", "source.source_type must be one of government, organization, ngo, media, company, education, other")
 	}
 	if !s.Fetch.Type.Valid() {
-		return FieldErrorf("fetch.type", "fetch.type %q is not one of rss, atom, json_feed, news_sitemap, sitemap, html, api", Truncate(string(s.Fetch.Type), 40))
+		return FieldErrorf("fetch.type", "fetch.type must be one of rss, atom, json_feed, news_sitemap, sitemap, html, api")
 	}
 	if err := validateSeedURL("fetch.entry_url", s.Fetch.EntryURL, true); err != nil {
 		return err
@@ -384,14 +384,14 @@ func (s *Seed) Validate() error {
 	if s.Metadata != nil {
 		b, err := json.Marshal(s.Metadata)
 		if err != nil {
-			return FieldErrorf("metadata", "metadata is not a JSON object: %v", err)
+			return FieldErrorf("metadata", "metadata must be a JSON object")
 		}
 		if len(b) > MaxSeedMetadata {
 			return FieldErrorf("metadata", "metadata is larger than %d bytes", MaxSeedMetadata)
 		}
 	}
 	if s.Status != "" && !s.Status.Valid() {
-		return FieldErrorf("status", "status %q is not one of draft, active, suspended, archived", Truncate(string(s.Status), 40))
+		return FieldErrorf("status", "status must be one of draft, active, suspended, archived")
 	}
 	return nil
 }
@@ -408,7 +408,7 @@ func validateSeedURL(field, raw string, required bool) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return FieldErrorf(field, "%s %q must be an absolute http or https URL", field, Truncate(raw, 120))
+		return FieldErrorf(field, "%s must be an absolute http or https URL", field)
 	}
 	return nil
 }

@@ -417,7 +417,7 @@ func validatePut(key, contentType string) error {
 	}
 	if contentType != "" {
 		if _, _, err := mime.ParseMediaType(contentType); err != nil {
-			return seedengine.FieldErrorf("content_type", "content type %q is not a media type", seedengine.Truncate(contentType, 100))
+			return seedengine.FieldErrorf("content_type", "content type must be a media type")
 		}
 	}
 	return nil
@@ -428,7 +428,7 @@ func validatePut(key, contentType string) error {
 // reach outside the store's directory.
 func validateKey(key string) error {
 	if msg := checkPath(key, false); msg != "" {
-		return seedengine.FieldErrorf("key", "key %q %s", seedengine.Truncate(key, 200), msg)
+		return seedengine.FieldErrorf("key", "key %s", msg)
 	}
 	return nil
 }
@@ -437,7 +437,7 @@ func validateKey(key string) error {
 // end in "/" or end in part of a name.
 func validatePrefix(prefix string) error {
 	if msg := checkPath(prefix, true); msg != "" {
-		return seedengine.FieldErrorf("prefix", "prefix %q %s", seedengine.Truncate(prefix, 200), msg)
+		return seedengine.FieldErrorf("prefix", "prefix %s", msg)
 	}
 	return nil
 }

@@ -154,7 +154,7 @@ func contractDomainIDs(ctx context.Context, domains seedengine.DomainService, co
 		field := domainIDsField(i)
 		_, c, _, err := seedengine.ParseDomainID(id)
 		if err != nil {
-			return nil, 0, &seedengine.Error{Code: seedengine.EINVALID, Field: field, Message: field + ": " + seedengine.ErrorMessage(err)}
+			return nil, 0, &seedengine.Error{Code: seedengine.EINVALID, Field: field, Message: field + strings.TrimPrefix(seedengine.ErrorMessage(err), "domain_id")}
 		}
 		if seen[id] {
 			continue
@@ -182,9 +182,8 @@ func contractDomainIDs(ctx context.Context, domains seedengine.DomainService, co
 	for _, id := range foreign {
 		if !known[id] {
 			field := domainIDsField(at[id])
-			_, c, _, _ := seedengine.ParseDomainID(id)
-			return nil, 0, seedengine.FieldErrorf(field, "%s: domain_id %q is of country %q, not the batch's %q, and no research for %q registered it",
-				field, seedengine.Truncate(id, 120), c, country, country)
+			return nil, 0, seedengine.FieldErrorf(field, "%s is of another country than the batch, and no research for the batch's country registered it",
+				field)
 		}
 	}
 	return ids, len(foreign), nil
@@ -208,7 +207,7 @@ func partitionDomainIDs(ctx context.Context, domains seedengine.DomainService, p
 	name := "country=" + p.Country + "/category=" + p.Category + "/date=" + p.Date
 	of := ""
 	if a != "" {
-		of = " of authority " + string(a)
+		of = " of this authority"
 	}
 	f := seedengine.DomainFilter{Partition: &p, Authority: a, Limit: partitionPage}
 	var ids []string
@@ -223,8 +222,8 @@ func partitionDomainIDs(ctx context.Context, domains seedengine.DomainService, p
 			if a != "" {
 				hint = "name the domains in domainIds, up to 1,000 a batch"
 			}
-			return nil, seedengine.FieldErrorf("date", "research partition %s has %d domains%s, more than the %d a contract batch takes: %s",
-				name, total, of, MaxPartitionDomains, hint)
+			return nil, seedengine.FieldErrorf("date", "the research partition has %d domains%s, more than the %d a contract batch takes: %s",
+				total, of, MaxPartitionDomains, hint)
 		}
 		for _, d := range page {
 			if !seen[d.ID] {
@@ -246,10 +245,10 @@ func partitionDomainIDs(ctx context.Context, domains seedengine.DomainService, p
 			return nil, fmt.Errorf("domains of %s: %w", name, err)
 		}
 		if total > 0 {
-			return nil, seedengine.FieldErrorf("authority", "research partition %s has %d domains, none of authority %s", name, total, a)
+			return nil, seedengine.FieldErrorf("authority", "the research partition has %d domains, none of this authority", total)
 		}
 	}
-	return nil, seedengine.FieldErrorf("date", "research partition %s has no domains: no research was recorded for it", name)
+	return nil, seedengine.FieldErrorf("date", "the research partition has no domains: no research was recorded for it")
 }
 
 // SkippedItem is a seed or domain of a chunk for which no seed was

@@ -471,13 +471,16 @@ func (s *Service) ListChunks(ctx context.Context, p seedengine.Partition) ([]see
 	return out, nil
 }
 
-func notFoundPartition(p seedengine.Partition) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "partition %s/%s/%s has no dataset chunk", p.Country, p.Category, p.Date)
+// The not-found errors name the partition only as "the partition": its
+// country, category and date are the client's (decisions.md: input values
+// are never echoed back). A chunk is named in its canonical form.
+func notFoundPartition(seedengine.Partition) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "the partition has no dataset chunk")
 }
 
-func notFoundChunk(p seedengine.Partition, n int) error {
+func notFoundChunk(_ seedengine.Partition, n int) error {
 	name, _ := layout.ChunkName(n)
-	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %s of partition %s/%s/%s does not exist", name, p.Country, p.Category, p.Date)
+	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %s of the partition does not exist", name)
 }
 
 // OpenChunk opens chunk n of p for streaming exactly as stored; the caller

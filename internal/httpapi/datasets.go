@@ -74,7 +74,7 @@ func parseChunkParam(s string) (int, error) {
 			return n, nil
 		}
 	}
-	return 0, seedengine.FieldErrorf("chunk", "chunk %q must be raw_NNNN, raw_NNNN.json or a chunk number from 1", seedengine.Truncate(s, 32))
+	return 0, seedengine.FieldErrorf("chunk", "chunk must be raw_NNNN, raw_NNNN.json or a chunk number from 1")
 }
 
 // chunkPath is where a chunk is served, for Location headers.

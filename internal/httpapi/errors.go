@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/validation"
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/outage"
@@ -40,7 +41,7 @@ type Problem struct {
 	Title     string       `json:"title" doc:"HTTP status text." example:"Unprocessable Entity"`
 	Status    int          `json:"status" doc:"HTTP status code." example:"422"`
 	Detail    string       `json:"detail,omitempty" doc:"What went wrong in this occurrence; never internal details." example:"validation failed"`
-	Instance  string       `json:"instance,omitempty" doc:"The request path." example:"/api/v1/queues/research"`
+	Instance  string       `json:"instance,omitempty" doc:"The route that answered, as the route table writes it (/api/v1/seeds/{seedId}, never the values sent in its place); absent when no route matched." example:"/api/v1/queues/research"`
 	Code      string       `json:"code" enum:"invalid,not_found,conflict,unauthorized,forbidden,too_large,rate_limited,unavailable,not_implemented,internal" doc:"Stable machine-readable error code."`
 	RequestID string       `json:"request_id,omitempty" doc:"Request id, also in the X-Request-ID header; quote it when reporting a problem."`
 	Errors    []FieldError `json:"errors,omitempty" doc:"One entry per offending input, at most 100."`
@@ -138,10 +139,21 @@ func newProblem(st *reqState, status int, code, detail string) *Problem {
 		Code:   code,
 	}
 	if st != nil {
-		p.Instance = st.path
+		p.Instance = st.instance()
 		p.RequestID = st.id
 	}
 	return p
+}
+
+// instance is a problem's instance: the route's path as the route table
+// writes it, so the values of its path parameters, which are the
+// client's, are never echoed back; none when no route matched (the path
+// is all the client's).
+func (st *reqState) instance() string {
+	if st.route != nil {
+		return st.route.Path
+	}
+	return ""
 }
 
 // locatedError tells where a field named by a seedengine error came from,
@@ -292,9 +304,9 @@ func humaProblem(st *reqState, status int, msg string, errs []error) *Problem {
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
 			detail := d.ErrorDetail()
-			fe = FieldError{Location: seedengine.Truncate(missingFieldLocation(detail), maxProblemLoc), Message: seedengine.Truncate(detail.Message, maxProblemMessage)}
+			fe = FieldError{Location: seedengine.Truncate(missingFieldLocation(detail), maxProblemLoc), Message: seedengine.Truncate(humaMessage(detail.Message), maxProblemMessage)}
 		} else {
-			fe = FieldError{Message: seedengine.Truncate(err.Error(), maxProblemMessage)}
+			fe = FieldError{Message: seedengine.Truncate(humaMessage(err.Error()), maxProblemMessage)}
 		}
 		p.Errors = append(p.Errors, fe)
 	}
@@ -302,6 +314,36 @@ func humaProblem(st *reqState, status int, msg string, errs []error) *Problem {
 		p.Detail = seedengine.Truncate(msg, maxProblemMessage) + " (" + strconv.Itoa(n) + " errors, first " + strconv.Itoa(maxProblemErrors) + " listed)"
 	}
 	return p
+}
+
+// humaValueMessages are huma's messages that end in ": " and the error of
+// the parser that refused the value, which quotes the value
+// (`parse "javascript:…": …`): only the part before it is kept, so the
+// message names the rule, never the value sent. (A huma release that
+// words them otherwise fails TestHumaMessageDropsTheValue and
+// internal/app's TestErrorsNeverEchoInput.)
+var humaValueMessages = func() []string {
+	var out []string
+	for _, m := range []string{
+		validation.MsgExpectedRFC5322Email, validation.MsgExpectedRFC3986URI, validation.MsgExpectedRFC4122UUID,
+		validation.MsgExpectedRegexp, validation.MsgExpectedDuration,
+		"invalid value: %v", // a parameter of a type that parses itself
+	} {
+		if prefix, ok := strings.CutSuffix(m, "%v"); ok && strings.HasSuffix(prefix, ": ") {
+			out = append(out, prefix)
+		}
+	}
+	return out
+}()
+
+// humaMessage is a message of huma's without the value it may quote.
+func humaMessage(msg string) string {
+	for _, prefix := range humaValueMessages {
+		if strings.HasPrefix(msg, prefix) {
+			return strings.TrimSuffix(prefix, ": ")
+		}
+	}
+	return msg
 }
 
 // missingFieldLocation points a missing required property at the property

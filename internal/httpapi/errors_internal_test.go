@@ -36,13 +36,16 @@ func TestHTTPStatusCoversEveryCode(t *testing.T) {
 // location right; the partition routes will rely on it.
 func TestProblemFromErrorLocatesFields(t *testing.T) {
 	t.Parallel()
-	st := &reqState{id: "r1", path: "/api/v1/datasets/xx/news/2026-01-28"}
-	p := problemFromError(st, inPath(seedengine.ValidateCountry("xx")))
+	st := &reqState{id: "r1", path: "/api/v1/datasets/qq/news/2026-01-28",
+		route: &route{Route: Route{Path: "/api/v1/datasets/{country}/{category}/{date}"}}}
+	p := problemFromError(st, inPath(seedengine.ValidateCountry("qq")))
 	require.Equal(t, http.StatusUnprocessableEntity, p.Status)
 	require.Equal(t, seedengine.EINVALID, p.Code)
 	require.Equal(t, []FieldError{{Location: "path.country", Message: p.Detail}}, p.Errors)
 	require.Equal(t, "r1", p.RequestID)
-	require.Equal(t, st.path, p.Instance)
+	// Neither the instance nor the message echoes the value sent.
+	require.Equal(t, "/api/v1/datasets/{country}/{category}/{date}", p.Instance)
+	require.NotContains(t, p.Detail, "qq")
 
 	p = problemFromError(st, seedengine.FieldErrorf("urls", "too many"))
 	require.Equal(t, "body.urls", p.Errors[0].Location)
@@ -51,4 +54,19 @@ func TestProblemFromErrorLocatesFields(t *testing.T) {
 	require.Equal(t, "Internal error.", p.Detail)
 	require.Equal(t, seedengine.EINTERNAL, p.Code)
 	require.Empty(t, p.Errors)
+}
+
+// huma's format messages end in the parser's error, which quotes the
+// value sent: only the rule is kept.
+func TestHumaMessageDropsTheValue(t *testing.T) {
+	t.Parallel()
+	for msg, want := range map[string]string{
+		`expected string to be RFC 3986 uri: parse "java\x01script:": net/url: invalid control character in URL`: "expected string to be RFC 3986 uri",
+		`expected string to be RFC 4122 uuid: invalid UUID "zz"`:                                                 "expected string to be RFC 4122 uuid",
+		`invalid value: secret`:              "invalid value",
+		`expected length <= 8`:               `expected length <= 8`,
+		`expected value to be one of "a, b"`: `expected value to be one of "a, b"`,
+	} {
+		require.Equal(t, want, humaMessage(msg), msg)
+	}
 }

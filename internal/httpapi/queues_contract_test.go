@@ -235,7 +235,8 @@ func TestContractBatchOtherCountriesFromResearch(t *testing.T) {
 				p := s.call(t, http.MethodPost, "/api/v1/queues/contract", s.writer,
 					map[string]any{"country": tt.country, "category": "news", "domainIds": tt.ids}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 				require.Equal(t, []string{tt.loc}, locations(p), "%+v", p)
-				require.Contains(t, p.Detail, "no research for \""+tt.country+"\" registered it")
+				require.Contains(t, p.Detail, "no research for the batch's country registered it")
+				require.NotContains(t, p.Detail, tt.ids[len(tt.ids)-1], "the id sent is not echoed")
 			})
 		}
 	})

@@ -278,7 +278,7 @@ func (s *Service) FindResearchPartition(ctx context.Context, p seedengine.Partit
 		return nil, err
 	}
 	if len(chunks) == 0 {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no research for country %s, category %s, date %s", p.Country, p.Category, p.Date)
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no research for this country, category and date")
 	}
 	authorities, err := s.index.FindPartitionAuthorities(ctx, p)
 	if err != nil {

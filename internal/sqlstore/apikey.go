@@ -72,7 +72,7 @@ func (s *APIKeyService) CreateAPIKey(ctx context.Context, name string, scope see
 		`INSERT INTO api_keys (id, name, scope, prefix, token_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
 		k.ID, k.Name, string(k.Scope), k.Prefix, hashToken(token), s.db.timeArg(k.CreatedAt))
 	if isUniqueViolation(err) {
-		return nil, "", seedengine.Errorf(seedengine.ECONFLICT, "an active key named %q exists", name)
+		return nil, "", seedengine.Errorf(seedengine.ECONFLICT, "an active key has this name")
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("create api key %q: %w", name, err)
@@ -109,7 +109,7 @@ func errInvalidKey() error {
 func (s *APIKeyService) FindAPIKeyByID(ctx context.Context, id string) (*seedengine.APIKey, error) {
 	k, err := scanAPIKey(s.db.reader.QueryRowContext(ctx, `SELECT `+apiKeyColumns+` FROM api_keys WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key %q", seedengine.Truncate(id, 64))
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key has this id")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find api key %q: %w", id, err)
@@ -200,7 +200,7 @@ func (s *APIKeyService) resolveKey(ctx context.Context, tx *sql.Tx, idOrName str
 		}
 		if k.Active() {
 			if active != nil {
-				return nil, seedengine.Errorf(seedengine.ECONFLICT, "several active keys are named %q; revoke one by id", seedengine.Truncate(idOrName, 100))
+				return nil, seedengine.Errorf(seedengine.ECONFLICT, "several active keys have this name; revoke one by id")
 			}
 			active = k
 		}
@@ -214,7 +214,7 @@ func (s *APIKeyService) resolveKey(ctx context.Context, tx *sql.Tx, idOrName str
 	case newest != nil:
 		return newest, nil
 	}
-	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key has the id or name %q", seedengine.Truncate(idOrName, 100))
+	return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no API key has this id or name")
 }
 
 // CountActiveAPIKeys returns how many keys are not revoked.

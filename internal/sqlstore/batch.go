@@ -128,7 +128,7 @@ func (s *BatchService) InsertBatchTx(ctx context.Context, tx *sql.Tx, b *seedeng
 		b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed, b.Items.Total, b.Items.Succeeded, b.Items.Failed,
 		jsonArg(b.Params), jsonArg(b.Result), s.db.timeArg(now), nil, nil, s.db.timeArg(now)); err != nil {
 		if isUniqueViolation(err) {
-			return seedengine.Errorf(seedengine.ECONFLICT, "a batch with id %q exists", seedengine.Truncate(b.ID, 100))
+			return seedengine.Errorf(seedengine.ECONFLICT, "a batch with this id exists")
 		}
 		return fmt.Errorf("create batch %q: %w", b.ID, err)
 	}
@@ -188,7 +188,7 @@ func (db *DB) writeParam(q *strings.Builder, n int) {
 func (s *BatchService) FindBatchByID(ctx context.Context, id string) (*seedengine.Batch, error) {
 	b, err := scanBatch(s.db.reader.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errBatchNotFound(id)
+		return nil, errBatchNotFound()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find batch %q: %w", id, err)
@@ -196,8 +196,8 @@ func (s *BatchService) FindBatchByID(ctx context.Context, id string) (*seedengin
 	return b, nil
 }
 
-func errBatchNotFound(id string) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "batch %q not found", seedengine.Truncate(id, 100))
+func errBatchNotFound() error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "batch not found")
 }
 
 // FindBatches returns batches matching f, newest first (UUIDv7 ids sort by
@@ -210,14 +210,14 @@ func (s *BatchService) FindBatches(ctx context.Context, f seedengine.BatchFilter
 	)
 	if f.Kind != "" {
 		if !f.Kind.Valid() {
-			return nil, 0, seedengine.FieldErrorf("kind", "kind %q is not a batch kind", seedengine.Truncate(string(f.Kind), 40))
+			return nil, 0, seedengine.FieldErrorf("kind", "kind must be one of research, liveness, contract, orchestration")
 		}
 		args = append(args, string(f.Kind))
 		where = append(where, "kind = $"+strconv.Itoa(len(args)))
 	}
 	if f.Status != "" {
 		if !validBatchStatus(f.Status) {
-			return nil, 0, seedengine.FieldErrorf("status", "status %q is not a batch status", seedengine.Truncate(string(f.Status), 40))
+			return nil, 0, seedengine.FieldErrorf("status", "status must be one of queued, running, completed, completed_with_errors, failed, cancelled")
 		}
 		args = append(args, string(f.Status))
 		where = append(where, "status = $"+strconv.Itoa(len(args)))
@@ -271,7 +271,7 @@ func (s *BatchService) FindBatchChunk(ctx context.Context, batchID string, index
 	c, err := scanChunk(s.db.reader.QueryRowContext(ctx,
 		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errChunkNotFound(batchID, index)
+		return nil, errChunkNotFound(index)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find batch chunk %q/%d: %w", batchID, index, err)
@@ -279,8 +279,8 @@ func (s *BatchService) FindBatchChunk(ctx context.Context, batchID string, index
 	return c, nil
 }
 
-func errChunkNotFound(batchID string, index int) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %d of batch %q not found", index, seedengine.Truncate(batchID, 100))
+func errChunkNotFound(index int) error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "chunk %d of the batch not found", index)
 }
 
 // StartBatchChunk marks a chunk running, counts an attempt and moves its
@@ -324,7 +324,7 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 			c, err = scanChunk(tx.QueryRowContext(ctx,
 				`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index))
 			if errors.Is(err, sql.ErrNoRows) {
-				return errChunkNotFound(batchID, index)
+				return errChunkNotFound(index)
 			}
 		}
 		if err != nil {
@@ -332,7 +332,7 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 		}
 		b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, batchID))
 		if errors.Is(err, sql.ErrNoRows) {
-			return errChunkNotFound(batchID, index)
+			return errChunkNotFound(index)
 		}
 		return err
 	})
@@ -353,7 +353,7 @@ func requireChunk(ctx context.Context, tx *sql.Tx, res sql.Result, batchID strin
 	var one int
 	err = tx.QueryRowContext(ctx, `SELECT 1 FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, batchID, index).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return errChunkNotFound(batchID, index)
+		return errChunkNotFound(index)
 	}
 	return err
 }
@@ -622,7 +622,7 @@ func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string
 	b, err := scanBatch(tx.QueryRowContext(ctx,
 		`SELECT `+batchColumns+` FROM batches WHERE id = $1`+s.db.forUpdate(), batchID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, errChunkNotFound(batchID, index)
+		return nil, nil, errChunkNotFound(index)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -631,7 +631,7 @@ func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string
 		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`+s.db.forUpdate(),
 		batchID, index))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, errChunkNotFound(batchID, index)
+		return nil, nil, errChunkNotFound(index)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -80,7 +80,7 @@ func validateChunkInfo(c seedengine.ChunkInfo) error {
 	}
 	switch {
 	case c.Chunk < 1:
-		return seedengine.FieldErrorf("chunk", "chunk number must be at least 1, got %d", c.Chunk)
+		return seedengine.FieldErrorf("chunk", "chunk number must be at least 1")
 	case c.Key == "":
 		// An empty key marks a placeholder in the table.
 		return seedengine.FieldErrorf("key", "key is required")

@@ -178,13 +178,10 @@ func normalizeSightings(ds []seedengine.DomainSighting) ([]seedengine.DomainSigh
 		}
 		if d.Authority != a || d.Country != country || d.RegistrableDomain != registrable {
 			return nil, seedengine.FieldErrorf("domain_id",
-				"domain_id %q does not match its authority %q, country %q and registrable domain %q",
-				seedengine.Truncate(d.ID, 100), seedengine.Truncate(string(d.Authority), 16), seedengine.Truncate(d.Country, 16),
-				seedengine.Truncate(d.RegistrableDomain, 100))
+				"domain_id must match the domain's authority, country and registrable domain")
 		}
 		if len(d.AuthorityRule) > maxAuthorityRuleLen {
-			return nil, seedengine.FieldErrorf("authority_rule", "authority_rule of %q is longer than %d bytes",
-				seedengine.Truncate(d.ID, 100), maxAuthorityRuleLen)
+			return nil, seedengine.FieldErrorf("authority_rule", "authority_rule must be at most %d bytes", maxAuthorityRuleLen)
 		}
 		out[i] = d
 	}
@@ -356,7 +353,7 @@ func (s *DomainService) FindDomainByID(ctx context.Context, id string) (*seedeng
 		FROM domains d LEFT JOIN domain_liveness l ON l.domain = d.registrable_domain
 		WHERE d.domain_id = $1`, id), &verdict, &reason, &detail, &checked, &batchID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "domain %q not found", seedengine.Truncate(id, 300))
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "domain not found")
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find domain %q: %w", id, err)
@@ -412,7 +409,7 @@ func (s *DomainService) FindDomains(ctx context.Context, f seedengine.DomainFilt
 	switch {
 	case f.Authority != "":
 		if !f.Authority.Valid() {
-			return nil, 0, seedengine.FieldErrorf("authority", "authority %q is not known", seedengine.Truncate(string(f.Authority), 40))
+			return nil, 0, seedengine.FieldErrorf("authority", "authority must be one of gov, mil, edu, ngo, org, media, com, other")
 		}
 		// domain_id is "{authority}:{country}:{domain}": the filter is a
 		// prefix range of the primary key, ":" sorting just before ";".
@@ -429,7 +426,7 @@ func (s *DomainService) FindDomains(ctx context.Context, f seedengine.DomainFilt
 	if f.PartitionCountry != "" {
 		pc := seedengine.NormalizeCountry(f.PartitionCountry)
 		if err := seedengine.ValidateCountry(pc); err != nil {
-			return nil, 0, seedengine.FieldErrorf("partition_country", "partition_country: %s", seedengine.ErrorMessage(err))
+			return nil, 0, seedengine.FieldErrorf("partition_country", "partition_%s", seedengine.ErrorMessage(err))
 		}
 		// The primary key (domain_id, country, …) answers this per domain.
 		args = append(args, pc)

@@ -41,7 +41,7 @@ func (s *LivenessService) RecordLivenessResults(ctx context.Context, batchID str
 			return seedengine.FieldErrorf("domain", "a liveness result needs a domain")
 		}
 		if r.Verdict != "" && !r.Verdict.Valid() {
-			return seedengine.FieldErrorf("verdict", "verdict %q of %q is not known", seedengine.Truncate(string(r.Verdict), 20), seedengine.Truncate(r.Domain, 100))
+			return seedengine.FieldErrorf("verdict", "verdict must be one of alive, blocked, dead, parked")
 		}
 	}
 	if len(rs) == 0 {
@@ -111,7 +111,7 @@ func (s *LivenessService) FindLivenessResults(ctx context.Context, f seedengine.
 		return nil, 0, seedengine.FieldErrorf("batch_id", "batch id is required")
 	}
 	if f.Verdict != "" && !f.Verdict.Valid() {
-		return nil, 0, seedengine.FieldErrorf("verdict", "verdict %q is not one of alive, blocked, dead, parked", seedengine.Truncate(string(f.Verdict), 20))
+		return nil, 0, seedengine.FieldErrorf("verdict", "verdict must be one of alive, blocked, dead, parked")
 	}
 	cond := ` FROM liveness_results WHERE batch_id = $1`
 	args := []any{f.BatchID}

@@ -165,7 +165,7 @@ func (s *MetadataService) CountryMetadata(ctx context.Context, country string) (
 	}
 	addPartitionTotals(&m.Totals, countries)
 	if m.Totals.Partitions == 0 && m.Totals.Domains == 0 && len(m.Totals.SeedsByStatus) == 0 {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "country %q has no partition, domain or seed", country)
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "the country has no partition, domain or seed")
 	}
 	return m, nil
 }
@@ -429,8 +429,7 @@ func lastSync(ctx context.Context, tx *sql.Tx) (*seedengine.MetadataSync, error)
 // task's trigger (and job) as they are. EINVALID for an unknown trigger.
 func (s *MetadataService) RequestMetadataTaskTx(ctx context.Context, tx *sql.Tx, trigger seedengine.MetadataTrigger) (*seedengine.MetadataTask, bool, error) {
 	if !trigger.Valid() {
-		return nil, false, seedengine.FieldErrorf("trigger", "trigger %q is not one of api, queue, schedule, batch_completed",
-			seedengine.Truncate(string(trigger), 40))
+		return nil, false, seedengine.FieldErrorf("trigger", "trigger must be one of api, queue, schedule, batch_completed")
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -494,8 +493,7 @@ func (s *MetadataService) StartMetadataTask(ctx context.Context, id string) (*se
 func (s *MetadataService) FinishMetadataTask(ctx context.Context, id string, status seedengine.MetadataTaskStatus, commit, remote, errMsg string) (*seedengine.MetadataTask, error) {
 	switch {
 	case !status.Finished():
-		return nil, seedengine.FieldErrorf("status", "status %q is not one of succeeded, failed, skipped_unchanged",
-			seedengine.Truncate(string(status), 40))
+		return nil, seedengine.FieldErrorf("status", "status must be one of succeeded, failed, skipped_unchanged")
 	case len(commit) > maxMetadataCommitLen:
 		return nil, seedengine.FieldErrorf("commit", "commit is longer than %d bytes", maxMetadataCommitLen)
 	case len(remote) > maxMetadataRemoteLen:
@@ -532,20 +530,20 @@ func (s *MetadataService) FinishMetadataTask(ctx context.Context, id string, sta
 func (s *MetadataService) lockMetadataTask(ctx context.Context, tx *sql.Tx, id string) (*seedengine.MetadataTask, error) {
 	t, err := scanMetadataTask(tx.QueryRowContext(ctx, `SELECT `+metadataTaskColumns+metadataTaskFromWhere+s.db.forUpdate(), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errMetadataTaskNotFound(id)
+		return nil, errMetadataTaskNotFound()
 	}
 	return t, err
 }
 
-func errMetadataTaskNotFound(id string) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "metadata task %q not found", seedengine.Truncate(id, 100))
+func errMetadataTaskNotFound() error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "metadata task not found")
 }
 
 // FindMetadataTaskByID returns a task. ENOTFOUND when there is none.
 func (s *MetadataService) FindMetadataTaskByID(ctx context.Context, id string) (*seedengine.MetadataTask, error) {
 	t, err := scanMetadataTask(s.db.reader.QueryRowContext(ctx, `SELECT `+metadataTaskColumns+metadataTaskFromWhere, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errMetadataTaskNotFound(id)
+		return nil, errMetadataTaskNotFound()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find metadata task %q: %w", seedengine.Truncate(id, 100), err)
@@ -563,8 +561,7 @@ func (s *MetadataService) FindMetadataTasks(ctx context.Context, f seedengine.Me
 	)
 	if f.Status != "" {
 		if !f.Status.Valid() {
-			return nil, 0, seedengine.FieldErrorf("status", "status %q is not one of queued, running, succeeded, failed, skipped_unchanged",
-				seedengine.Truncate(string(f.Status), 40))
+			return nil, 0, seedengine.FieldErrorf("status", "status must be one of queued, running, succeeded, failed, skipped_unchanged")
 		}
 		cond, args = ` WHERE status = $1`, []any{string(f.Status)}
 	}

@@ -67,7 +67,7 @@ func (s *SeedService) CreateSeed(ctx context.Context, sd *seedengine.Seed, actor
 			return err
 		}
 		if !inserted {
-			return seedengine.Errorf(seedengine.ECONFLICT, "seed %q exists", seedengine.Truncate(sd.SeedID, 300))
+			return seedengine.Errorf(seedengine.ECONFLICT, "a seed with this domain_id and content_type exists")
 		}
 		return nil
 	})
@@ -138,7 +138,7 @@ func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
 	if sd.Metadata != nil {
 		b, err := json.Marshal(sd.Metadata)
 		if err != nil {
-			return nil, seedengine.FieldErrorf("metadata", "metadata is not a JSON object: %v", err)
+			return nil, seedengine.FieldErrorf("metadata", "metadata must be a JSON object")
 		}
 		metadata = string(b)
 	}
@@ -235,7 +235,7 @@ func (s *SeedService) count(ctx context.Context, tx *sql.Tx, from, to *countKey)
 func (s *SeedService) lockSeed(ctx context.Context, tx *sql.Tx, id string) (*seedengine.Seed, error) {
 	sd, err := scanSeed(tx.QueryRowContext(ctx, `SELECT `+seedColumns+` FROM seeds WHERE seed_id = $1`+s.db.forUpdate(), id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, seedNotFound(id)
+		return nil, seedNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -243,8 +243,8 @@ func (s *SeedService) lockSeed(ctx context.Context, tx *sql.Tx, id string) (*see
 	return sd, nil
 }
 
-func seedNotFound(id string) error {
-	return seedengine.Errorf(seedengine.ENOTFOUND, "seed %q not found", seedengine.Truncate(id, 300))
+func seedNotFound() error {
+	return seedengine.Errorf(seedengine.ENOTFOUND, "seed not found")
 }
 
 // nextVersion is the number a new version of a seed gets.
@@ -569,7 +569,7 @@ func (s *SeedService) propose(ctx context.Context, tx *sql.Tx, old, found *seede
 func (s *SeedService) FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error) {
 	sd, err := scanSeed(s.db.reader.QueryRowContext(ctx, `SELECT `+seedColumns+` FROM seeds WHERE seed_id = $1`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, seedNotFound(id)
+		return nil, seedNotFound()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("find seed %q: %w", seedengine.Truncate(id, 300), err)
@@ -642,19 +642,19 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	}
 	if f.Status != "" {
 		if !f.Status.Valid() {
-			return nil, 0, seedengine.FieldErrorf("status", "status %q is not one of draft, active, suspended, archived", seedengine.Truncate(string(f.Status), 40))
+			return nil, 0, seedengine.FieldErrorf("status", "status must be one of draft, active, suspended, archived")
 		}
 		eq("status", string(f.Status))
 	}
 	if f.SourceType != "" {
 		if !f.SourceType.Valid() {
-			return nil, 0, seedengine.FieldErrorf("source_type", "source_type %q is not one of government, organization, ngo, media, company, education, other", seedengine.Truncate(string(f.SourceType), 40))
+			return nil, 0, seedengine.FieldErrorf("source_type", "source_type must be one of government, organization, ngo, media, company, education, other")
 		}
 		eq("source_type", string(f.SourceType))
 	}
 	if f.FetchType != "" {
 		if !f.FetchType.Valid() {
-			return nil, 0, seedengine.FieldErrorf("fetch_type", "fetch_type %q is not one of rss, atom, json_feed, news_sitemap, sitemap, html, api", seedengine.Truncate(string(f.FetchType), 40))
+			return nil, 0, seedengine.FieldErrorf("fetch_type", "fetch_type must be one of rss, atom, json_feed, news_sitemap, sitemap, html, api")
 		}
 		eq("fetch_type", string(f.FetchType))
 	}
@@ -671,7 +671,7 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	}
 	if f.Authority != "" {
 		if !f.Authority.Valid() {
-			return nil, 0, seedengine.FieldErrorf("authority", "authority %q is not one of gov, mil, edu, ngo, org, media, com, other", seedengine.Truncate(string(f.Authority), 40))
+			return nil, 0, seedengine.FieldErrorf("authority", "authority must be one of gov, mil, edu, ngo, org, media, com, other")
 		}
 		// A prefix range of the primary key too: "gov:" up to "gov;".
 		args = append(args, string(f.Authority)+":", string(f.Authority)+";")
@@ -696,7 +696,7 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		args = append(args, string(f.Health))
 		where = append(where, "seed_id IN (SELECT seed_id FROM seed_health WHERE state = $"+strconv.Itoa(len(args))+")")
 	default:
-		return nil, 0, seedengine.FieldErrorf("health", "health %q is not one of unknown, healthy, stale, failing, blocked, moved, gone", seedengine.Truncate(string(f.Health), 40))
+		return nil, 0, seedengine.FieldErrorf("health", "health must be one of unknown, healthy, stale, failing, blocked, moved, gone")
 	}
 	total := -1 // not counted yet
 	if f.Before != "" {
@@ -826,7 +826,7 @@ func (s *SeedService) FindSeedVersions(ctx context.Context, id string) ([]*seede
 	}
 	// Every seed has a version from its creation on, so none means no seed.
 	if len(out) == 0 {
-		return nil, seedNotFound(id)
+		return nil, seedNotFound()
 	}
 	return out, nil
 }
