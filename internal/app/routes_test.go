@@ -147,17 +147,23 @@ func TestUnknownFilterValuesAre422(t *testing.T) {
 }
 
 // bodyRoutes are the routes that take a body, with a valid one each, so
-// that each strict rule is tried on every one of them.
+// that each strict rule is tried on every one of them;
+// TestBodyRoutesAreEveryBody holds it to the OpenAPI document.
 func bodyRoutes() []struct{ method, path, body string } {
 	ds := httpapitest.DatasetBody("sg", "news", "2026-01-28", 1)
+	reason := `{"reason":"checked by hand"}`
 	return []struct{ method, path, body string }{
 		{"POST", "/api/v1/keys", `{"name":"k1","scope":"read"}`},
 		{"POST", "/api/v1/research", `{"country":"sg","category":"news","urls":["https://www.mom.gov.sg/"]}`},
 		{"POST", "/api/v1/queues/research", `{"country":"sg","category":"news","urls":["https://www.mom.gov.sg/"]}`},
 		{"POST", "/api/v1/queues/liveness", `{"country":"sg","domains":["mom.gov.sg"]}`},
 		{"POST", "/api/v1/queues/contract", `{"country":"sg","category":"news","domainIds":["gov:sg:mom.gov.sg"]}`},
-		{"POST", "/api/v1/seeds", `{"domain_id":"gov:sg:mom.gov.sg","fetch":{"type":"rss","entry_url":"https://www.mom.gov.sg/feed"}}`},
+		{"POST", "/api/v1/seeds", `{"domain_id":"gov:sg:mom.gov.sg","category":"news","fetch":{"type":"rss","entry_url":"https://www.mom.gov.sg/feed"}}`},
+		{"PATCH", samplePath("/api/v1/seeds/{seedId}"), `{"category":"news","fetch":{"schedule":"@daily"},"policy":{"crawl_delay":2}}`},
 		{"POST", "/api/v1/seeds/promote", `{"seedId":"gov:sg:mom.gov.sg::news"}`},
+		{"POST", samplePath("/api/v1/seeds/{seedId}/suspend"), reason},
+		{"POST", samplePath("/api/v1/seeds/{seedId}/reactivate"), reason},
+		{"POST", samplePath("/api/v1/seeds/{seedId}/archive"), reason},
 		{"POST", "/api/v1/seeds/orchestrate", `{"country":"sg","category":"news","date":"2026-01-28"}`},
 		{"POST", "/api/v1/datasets", ds},
 		{"POST", "/api/v1/datasets/sg/news/2026-01-28", ds},

@@ -35,6 +35,12 @@ func (s *Server) authorize(rw *respWriter, r *http.Request, rt *route) bool {
 		}
 		return true
 	}
+	if len(r.Header.Values("Authorization")) > 1 {
+		// Which one counts would be this server's guess, and a proxy's
+		// may differ.
+		writeProblem(rw, newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "send one Authorization header, not several"))
+		return false
+	}
 	token, present, wellFormed := bearerToken(r)
 	if present {
 		if !wellFormed || s.deps.APIKeys == nil {

@@ -361,14 +361,19 @@ func missingFieldLocation(d *huma.ErrorDetail) string {
 	return d.Location
 }
 
-var installHumaErrors sync.Once
+var configureHuma sync.Once
 
-// useProblemsForHuma replaces huma's error constructors. They are package
-// variables in huma, so this is process-wide; the replacement depends only
-// on the request it is given, never on a particular Server, so every API in
-// the process gets the same problem shape.
+// useProblemsForHuma replaces huma's error constructors and makes its
+// validator take member names as spelt. They are package variables in
+// huma, so this is process-wide; the replacement depends only on the
+// request it is given, never on a particular Server, so every API in the
+// process gets the same problem shape.
 func useProblemsForHuma() {
-	installHumaErrors.Do(func() {
+	configureHuma.Do(func() {
+		// By default huma's validator matches "Scope" to scope, as
+		// encoding/json does; strictJSON refuses such a body first, and
+		// the validator then agrees with it rather than with the decoder.
+		huma.ValidateStrictCasing = true
 		huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
 			return humaProblem(nil, status, msg, errs)
 		}

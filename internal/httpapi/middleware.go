@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net"
 	"net/http"
@@ -256,6 +257,10 @@ func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
 			return
 		}
 		r = r.WithContext(context.WithValue(r.Context(), stateKey{}, st))
+		if p := checkParams(st, r, rt); p != nil {
+			writeProblem(rw, p)
+			return
+		}
 		if r.Body != nil && r.Body != http.NoBody {
 			// The original writer, so net/http closes the connection
 			// after a body that was cut off.
@@ -271,6 +276,42 @@ func (s *Server) wrap(rt *route, h http.Handler) http.Handler {
 	})
 }
 
+// checkParams holds the path and query of every API request to rules the
+// schema cannot state: no U+0000 anywhere (PostgreSQL's text cannot hold
+// it, so one engine would store what the other answers 500 to), and no
+// NaN or infinity in a number parameter (strconv.ParseFloat, which reads
+// them, takes "NaN" and "Inf", and NaN passes every minimum and maximum,
+// every comparison with it being false).
+func checkParams(st *reqState, r *http.Request, rt *route) *Problem {
+	if strings.IndexByte(r.URL.Path, 0) >= 0 {
+		return newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "the path may not contain U+0000")
+	}
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q := r.URL.Query()
+	invalid := func(name, msg string) *Problem {
+		p := newProblem(st, http.StatusUnprocessableEntity, seedengine.EINVALID, "validation failed")
+		p.Errors = []FieldError{{Location: "query." + seedengine.Truncate(name, 60), Message: msg}}
+		return p
+	}
+	for _, name := range sortedKeys(q) {
+		for _, v := range q[name] {
+			if strings.IndexByte(name, 0) >= 0 || strings.IndexByte(v, 0) >= 0 {
+				return invalid(strings.ReplaceAll(name, "\x00", ""), "may not contain U+0000")
+			}
+		}
+	}
+	for _, name := range rt.numbers {
+		for _, v := range q[name] {
+			if f, err := strconv.ParseFloat(v, 64); err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+				return invalid(name, "must be a finite number")
+			}
+		}
+	}
+	return nil
+}
+
 // minStreamRate is the slowest a streamed body may arrive on average,
 // after its first Config.BodyReadTimeout: a 512 MiB save at this rate takes
 // about two hours; one that falls behind gets 408.
@@ -280,14 +321,20 @@ func takesBody(method string) bool {
 	return method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch
 }
 
-// jsonMediaType reports whether a Content-Type is JSON: application/json
-// or a +json type (application/merge-patch+json), any parameters.
-func jsonMediaType(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
+// jsonMediaType returns the media type of a JSON Content-Type, in lower
+// case (RFC 9110: types compare case-insensitively): application/json or a
+// +json type (application/merge-patch+json). ok is false for any other
+// type, and for a charset other than UTF-8, the only encoding of JSON
+// this API reads (RFC 8259 §8.1).
+func jsonMediaType(ct string) (mt string, ok bool) {
+	mt, params, err := mime.ParseMediaType(ct) // lower-cases type and parameter names
 	if err != nil {
-		return false
+		return "", false
 	}
-	return mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	if cs, has := params["charset"]; has && !strings.EqualFold(cs, "utf-8") {
+		return "", false
+	}
+	return mt, mt == "application/json" || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 }
 
 // checkBody holds every request body to the same rules before a handler
@@ -299,17 +346,17 @@ func jsonMediaType(ct string) bool {
 // whole here, as huma would read it anyway.
 func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem {
 	st := &rw.st
-	if !jsonMediaType(r.Header.Get("Content-Type")) {
-		what := "no Content-Type"
-		if ct := r.Header.Get("Content-Type"); ct != "" {
-			what = "Content-Type " + seedengine.Truncate(ct, 64)
-		}
+	mt, ok := jsonMediaType(r.Header.Get("Content-Type"))
+	if !ok || len(r.Header.Values("Content-Type")) > 1 {
 		return newProblem(st, http.StatusUnsupportedMediaType, seedengine.EINVALID,
-			"request bodies are JSON: send Content-Type: application/json (got "+what+")")
+			"request bodies are JSON in UTF-8: send one Content-Type: application/json header")
 	}
+	// What reads the body next (huma, a handler) looks the type up as
+	// written: hand it the one spelling.
+	r.Header.Set("Content-Type", mt)
 	rc := http.NewResponseController(rw.ResponseWriter)
 	if rt.maxBody > 0 {
-		r.Body = &streamBody{r: r.Body, rc: rc, start: time.Now(), timeout: s.cfg.BodyReadTimeout}
+		r.Body = &streamBody{r: r.Body, rc: rc, start: time.Now(), timeout: s.cfg.BodyReadTimeout, strict: strictJSON{next: rt.body}}
 		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
 		return nil
 	}
@@ -334,7 +381,7 @@ func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem 
 		}
 		return newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "request body ended early")
 	}
-	if se := checkJSON(body); se != nil {
+	if se := checkJSON(body, rt.body); se != nil {
 		return se.problem(st)
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -389,7 +436,7 @@ func (s *Server) handleUnmatched(w http.ResponseWriter, r *http.Request) {
 		if allow, ok := s.allowed[pattern]; ok {
 			w.Header().Set("Allow", allow)
 			writeProblem(w, newProblem(st, http.StatusMethodNotAllowed, seedengine.EINVALID,
-				"method "+seedengine.Truncate(r.Method, 16)+" is not allowed here; allowed: "+allow))
+				"this method is not allowed here; allowed: "+allow))
 			return
 		}
 	}

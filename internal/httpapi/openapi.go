@@ -135,15 +135,15 @@ func findOperation(oapi *huma.OpenAPI, rt *route) *huma.Operation {
 // statusMeaning is what an error status means on every route, with the
 // problem code it carries.
 var statusMeaning = map[int]string{
-	http.StatusBadRequest:            "400 `invalid`: the body is not well-formed JSON, or ended early",
+	http.StatusBadRequest:            "400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early",
 	http.StatusRequestTimeout:        "408 `invalid`: the body did not arrive in time",
 	http.StatusUnauthorized:          "401 `unauthorized`: no key, or an unknown or revoked one",
 	http.StatusForbidden:             "403 `forbidden`: the key's scope is too low",
 	http.StatusNotFound:              "404 `not_found`: no such resource",
 	http.StatusConflict:              "409 `conflict`",
 	http.StatusRequestEntityTooLarge: "413 `too_large`: the body is over the limit",
-	http.StatusUnsupportedMediaType:  "415 `invalid`: a body without a JSON Content-Type",
-	http.StatusUnprocessableEntity:   "422 `invalid`: a bad field or parameter, named in `errors[]`",
+	http.StatusUnsupportedMediaType:  "415 `invalid`: a body without one JSON Content-Type in UTF-8",
+	http.StatusUnprocessableEntity:   "422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)",
 	http.StatusTooManyRequests:       "429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds",
 	http.StatusServiceUnavailable:    "503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds",
 }

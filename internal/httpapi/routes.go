@@ -34,6 +34,11 @@ type route struct {
 	// maxBody overrides Config.MaxBodyBytes for a route that streams big
 	// bodies to disk instead of decoding them (dataset saves).
 	maxBody int64
+	// body is the request body's schema as checkBody holds it (from the
+	// OpenAPI document, once built).
+	body *bodyNode
+	// numbers are its query parameters of type number (checkParams).
+	numbers []string
 
 	group, basePath string
 	metrics         routeMetrics
@@ -217,9 +222,10 @@ func (s *Server) operation(rt *route) huma.Operation {
 		op.Security = []map[string][]string{}
 	} else {
 		op.Security = []map[string][]string{{"bearer": {}}}
-		// 503: keys that cannot be checked fail closed, and every service
-		// behind a route may be down or not wired.
-		op.Errors = append(op.Errors, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable)
+		// 400: more than one Authorization header. 503: keys that cannot
+		// be checked fail closed, and every service behind a route may be
+		// down or not wired.
+		op.Errors = append(op.Errors, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests, http.StatusServiceUnavailable)
 	}
 	switch rt.Method {
 	case post, pat, http.MethodPut:
@@ -243,6 +249,8 @@ func (s *Server) operation(rt *route) huma.Operation {
 	if rt.Scope != "" {
 		op.Errors = append(op.Errors, http.StatusInternalServerError)
 	}
+	slices.Sort(op.Errors)
+	op.Errors = slices.Compact(op.Errors)
 	// The description is written by finishOpenAPI from the final
 	// responses.
 	return op

@@ -236,6 +236,10 @@ func New(cfg Config, deps Deps) *Server {
 	}
 	s.mux.HandleFunc("/", s.handleUnmatched)
 	s.finishOpenAPI()
+	for _, rt := range s.routes {
+		rt.body = requestBodyNode(s.api.OpenAPI(), rt)
+		rt.numbers = numberParams(s.api.OpenAPI(), rt)
+	}
 
 	var err error
 	if s.openapiJSON, err = json.Marshal(s.api.OpenAPI()); err != nil {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"crypto/sha256"
-	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,7 +14,11 @@ import (
 // U+FFFD, so what is stored is not what was sent), a lone surrogate
 // escape (the same), a repeated object key (the last one wins in Go, the
 // first in many proxies and log readers: {"scope":"read","scope":"admin"}
-// is a read key to one and an admin key to the other), and a number no
+// is a read key to one and an admin key to the other), two keys that
+// differ only in letter case ({"scope":"read","Scope":"admin"}: Go's
+// decoder fills a field from either spelling, everyone else reads two
+// members), a key spelt otherwise than the schema's field it folds to
+// (bodyNode), and a number no
 // double can hold (1e400: kept as sent by a streaming save, read as
 // infinity or an error by everyone else). It is a streaming scanner with
 // memory bounded by nesting and key counts, not by the body, so it also
@@ -25,7 +28,8 @@ import (
 // it does not expect it stops checking and lets the bytes through, so a
 // syntax error is reported by the decoder, with the decoder's words.
 type strictJSON struct {
-	off   int64 // bytes consumed
+	off   int64     // bytes consumed
+	next  *bodyNode // schema of the value about to be read; set to the body's before the first byte
 	stack []*jsonLevel
 	st    jsonState
 	key   bool   // the string being read is an object key
@@ -59,9 +63,11 @@ const (
 // jsonLevel is one open object or array.
 type jsonLevel struct {
 	object bool
-	index  int                 // array: the element's index
-	name   string              // object: the current member's key, for locations
-	keys   map[string]struct{} // object: keys seen
+	index  int               // array: the element's index
+	name   string            // object: the current member's key, for locations
+	keys   map[string]string // object: keys seen, by foldKey (a long key by hash), as spelt
+	node   *bodyNode         // the schema here
+	member *bodyNode         // object: the schema of the current member's value
 }
 
 // maxKeyBytes is how much of a key is kept as it is; a longer key is
@@ -154,6 +160,7 @@ func (s *strictJSON) step(c byte) {
 		case isSpace(c):
 		case c == ':':
 			s.st = jsValue
+			s.next = s.top().member
 		default:
 			s.bail()
 		}
@@ -189,10 +196,11 @@ func (s *strictJSON) value(c byte) {
 	switch {
 	case isSpace(c):
 	case c == '{':
-		s.stack = append(s.stack, &jsonLevel{object: true, keys: map[string]struct{}{}})
+		s.stack = append(s.stack, &jsonLevel{object: true, keys: map[string]string{}, node: s.next})
 		s.st = jsKeyOrEnd
 	case c == '[':
-		s.stack = append(s.stack, &jsonLevel{})
+		s.stack = append(s.stack, &jsonLevel{node: s.next})
+		s.next = s.next.elem()
 		s.st = jsValue
 	case c == ']' && len(s.stack) > 0 && !s.top().object && s.top().index == 0:
 		s.pop() // an empty array
@@ -225,6 +233,7 @@ func (s *strictJSON) afterValue(c byte) {
 			s.st = jsKey
 		} else {
 			t.index++
+			s.next = t.node.elem()
 			s.st = jsValue
 		}
 	case c == '}' && s.top().object, c == ']' && !s.top().object:
@@ -354,6 +363,11 @@ func (s *strictJSON) unicode(c byte) {
 		r := 0x10000 + (s.hi-0xD800)<<10 + (s.cp - 0xDC00)
 		s.hi = 0
 		s.keep(utf8.AppendRune(nil, r)...)
+	case s.cp == 0:
+		// Valid JSON, but PostgreSQL's text cannot hold it and C
+		// strings end at it: refused everywhere rather than
+		// stored by one engine and a 500 on the other.
+		s.fail(422, "a string may not contain U+0000")
 	default:
 		if s.hi != 0 {
 			s.fail(400, "a lone UTF-16 surrogate escape in a string at byte "+strconv.FormatInt(s.off, 10))
@@ -370,18 +384,30 @@ func (s *strictJSON) endString() {
 	}
 	t := s.top()
 	k := string(s.buf)
+	id := foldKey(k)
 	if s.big {
+		// No field name is this long, and the whole key is not kept:
+		// repeats are found by hash, spelling as it is.
 		h := sha256.Sum256(append(s.hash[:], s.buf...))
-		k = "\x00sha256:" + string(h[:])
+		id = "\x00sha256:" + string(h[:])
 		s.hash = [sha256.Size]byte{}
 	}
-	if _, dup := t.keys[k]; dup {
-		t.name = printableKey(s.buf, s.big)
-		s.fail(422, "duplicate object key; a member may appear only once")
+	t.name = printableKey(s.buf, s.big)
+	if was, seen := t.keys[id]; seen {
+		if was == k || s.big {
+			s.fail(422, "duplicate object key; a member may appear only once")
+		} else {
+			s.fail(422, "this member's name differs from another member's only in letter case; names are case-sensitive and a member may appear once")
+		}
 		return
 	}
-	t.keys[k] = struct{}{}
-	t.name = printableKey(s.buf, s.big)
+	var canonical string
+	t.member, canonical = t.node.member(k, s.big)
+	if canonical != "" {
+		s.fail(422, "not a field of this object; names are case-sensitive: the field is "+canonical)
+		return
+	}
+	t.keys[id] = k
 	s.st = jsColon
 }
 
@@ -398,36 +424,18 @@ func (s *strictJSON) endNumber() {
 	f, err := strconv.ParseFloat(string(s.buf), 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange && (f > 1 || f < -1) {
-			s.fail(422, "number "+seedengine.Truncate(string(s.buf), 32)+" is out of range of a 64-bit float")
+			s.fail(422, "a number out of the range of a 64-bit float")
 			return
 		}
 		s.bail() // malformed: the decoder's to report
 	}
 }
 
-// checkJSON runs the strict checks over a whole body.
-func checkJSON(body []byte) *strictError {
-	var s strictJSON
+// checkJSON runs the strict checks over a whole body whose schema is
+// root (nil: none known).
+func checkJSON(body []byte, root *bodyNode) *strictError {
+	s := strictJSON{next: root}
 	_, _ = s.Write(body)
 	s.Close()
 	return s.err
-}
-
-// strictReader checks a streamed body as it is read. A refused body ends
-// the stream with the *strictError.
-type strictReader struct {
-	r io.Reader
-	s strictJSON
-}
-
-func (sr *strictReader) Read(p []byte) (int, error) {
-	n, err := sr.r.Read(p)
-	_, _ = sr.s.Write(p[:n])
-	if err == io.EOF {
-		sr.s.Close()
-	}
-	if sr.s.err != nil {
-		return n, sr.s.err
-	}
-	return n, err
 }

@@ -1563,7 +1563,7 @@ type Problem struct {
 	// Errors One entry per offending input, at most 100.
 	Errors *[]FieldError `json:"errors,omitempty"`
 
-	// Instance The request path.
+	// Instance The route that answered, as the route table writes it (/api/v1/seeds/{seedId}, never the values sent in its place); absent when no route matched.
 	//
 	// Examples: /api/v1/queues/research
 	Instance *string `json:"instance,omitempty"`
@@ -3118,9 +3118,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3132,13 +3133,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3152,13 +3153,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3172,9 +3173,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3186,10 +3188,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3201,14 +3204,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3222,14 +3225,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3243,10 +3246,11 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3258,10 +3262,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3273,9 +3278,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3287,10 +3293,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3302,9 +3309,10 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3316,13 +3324,13 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3336,13 +3344,13 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3356,10 +3364,11 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3371,10 +3380,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3386,9 +3396,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3400,14 +3411,14 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3419,9 +3430,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3433,10 +3445,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3448,10 +3461,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3463,9 +3477,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3477,13 +3492,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3497,13 +3512,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3517,9 +3532,10 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3531,15 +3547,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the job is not a dead letter
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3551,13 +3567,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3571,13 +3587,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3591,13 +3607,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3611,13 +3627,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3631,9 +3647,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3645,14 +3662,14 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3664,9 +3681,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3678,13 +3696,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3698,13 +3716,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3718,9 +3736,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3732,10 +3751,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3747,9 +3767,10 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3761,14 +3782,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3782,14 +3803,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3803,13 +3824,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3823,13 +3844,13 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3843,15 +3864,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no seed has this seedId
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3865,15 +3886,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no seed has this seedId
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3887,10 +3908,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3902,14 +3924,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3923,14 +3945,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3944,14 +3966,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3965,15 +3987,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -3987,15 +4009,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4009,14 +4031,14 @@ type ClientInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4028,10 +4050,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4043,10 +4066,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4058,15 +4082,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4080,15 +4104,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4102,15 +4126,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4124,15 +4148,15 @@ type ClientInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4146,10 +4170,11 @@ type ClientInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -4207,9 +4232,10 @@ func (c *Client) GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4231,13 +4257,13 @@ func (c *Client) ListDatasets(ctx context.Context, params *ListDatasetsParams, r
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4261,13 +4287,13 @@ func (c *Client) SaveDatasetBodyWithBody(ctx context.Context, contentType string
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4291,9 +4317,10 @@ func (c *Client) SaveDatasetBody(ctx context.Context, body SaveDatasetBodyJSONRe
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4315,10 +4342,11 @@ func (c *Client) GetDatasetStats(ctx context.Context, reqEditors ...RequestEdito
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4340,14 +4368,14 @@ func (c *Client) ListDatasetChunks(ctx context.Context, country string, category
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4371,14 +4399,14 @@ func (c *Client) SaveDatasetWithBody(ctx context.Context, country string, catego
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4402,10 +4430,11 @@ func (c *Client) SaveDataset(ctx context.Context, country string, category strin
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4427,10 +4456,11 @@ func (c *Client) DeleteDatasetChunk(ctx context.Context, country string, categor
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4452,9 +4482,10 @@ func (c *Client) GetDatasetChunk(ctx context.Context, country string, category s
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4476,10 +4507,11 @@ func (c *Client) ListDomains(ctx context.Context, params *ListDomainsParams, req
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4501,9 +4533,10 @@ func (c *Client) GetDomain(ctx context.Context, domainId string, reqEditors ...R
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4525,13 +4558,13 @@ func (c *Client) ListKeys(ctx context.Context, params *ListKeysParams, reqEditor
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4555,13 +4588,13 @@ func (c *Client) CreateKeyWithBody(ctx context.Context, contentType string, body
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4585,10 +4618,11 @@ func (c *Client) CreateKey(ctx context.Context, body CreateKeyJSONRequestBody, r
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4610,10 +4644,11 @@ func (c *Client) RevokeKey(ctx context.Context, keyId string, reqEditors ...Requ
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4635,9 +4670,10 @@ func (c *Client) GetMetadataByCountry(ctx context.Context, country string, reqEd
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4659,14 +4695,14 @@ func (c *Client) GetMetadataSnapshot(ctx context.Context, reqEditors ...RequestE
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4688,9 +4724,10 @@ func (c *Client) SyncMetadata(ctx context.Context, reqEditors ...RequestEditorFn
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4712,10 +4749,11 @@ func (c *Client) ListMetadataTasks(ctx context.Context, params *ListMetadataTask
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4737,10 +4775,11 @@ func (c *Client) GetBatch(ctx context.Context, batchId string, reqEditors ...Req
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4762,9 +4801,10 @@ func (c *Client) ListBatchResults(ctx context.Context, batchId string, params *L
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4786,13 +4826,13 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4816,13 +4856,13 @@ func (c *Client) EnqueueContractWithBody(ctx context.Context, contentType string
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4846,9 +4886,10 @@ func (c *Client) EnqueueContract(ctx context.Context, body EnqueueContractJSONRe
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4870,15 +4911,15 @@ func (c *Client) ListDeadLetters(ctx context.Context, params *ListDeadLettersPar
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the job is not a dead letter
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4900,13 +4941,13 @@ func (c *Client) RetryDeadLetter(ctx context.Context, id string, reqEditors ...R
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4930,13 +4971,13 @@ func (c *Client) EnqueueLivenessWithBody(ctx context.Context, contentType string
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4960,13 +5001,13 @@ func (c *Client) EnqueueLiveness(ctx context.Context, body EnqueueLivenessJSONRe
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -4990,13 +5031,13 @@ func (c *Client) EnqueueResearchWithBody(ctx context.Context, contentType string
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5020,9 +5061,10 @@ func (c *Client) EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRe
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5044,14 +5086,14 @@ func (c *Client) GetQueueStats(ctx context.Context, reqEditors ...RequestEditorF
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5073,9 +5115,10 @@ func (c *Client) TriggerMetadataSync(ctx context.Context, reqEditors ...RequestE
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5097,13 +5140,13 @@ func (c *Client) ListResearch(ctx context.Context, params *ListResearchParams, r
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5127,13 +5170,13 @@ func (c *Client) CreateResearchWithBody(ctx context.Context, contentType string,
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5157,9 +5200,10 @@ func (c *Client) CreateResearch(ctx context.Context, body CreateResearchJSONRequ
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5181,10 +5225,11 @@ func (c *Client) GetResearchIndex(ctx context.Context, reqEditors ...RequestEdit
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5206,9 +5251,10 @@ func (c *Client) GetResearchPartition(ctx context.Context, country string, categ
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5230,14 +5276,14 @@ func (c *Client) ListSeeds(ctx context.Context, params *ListSeedsParams, reqEdit
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5261,14 +5307,14 @@ func (c *Client) CreateSeedWithBody(ctx context.Context, contentType string, bod
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5292,13 +5338,13 @@ func (c *Client) CreateSeed(ctx context.Context, body CreateSeedJSONRequestBody,
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5322,13 +5368,13 @@ func (c *Client) OrchestrateSeedsWithBody(ctx context.Context, contentType strin
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5352,15 +5398,15 @@ func (c *Client) OrchestrateSeeds(ctx context.Context, body OrchestrateSeedsJSON
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no seed has this seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5384,15 +5430,15 @@ func (c *Client) PromoteSeedWithBody(ctx context.Context, contentType string, bo
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no seed has this seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5416,10 +5462,11 @@ func (c *Client) PromoteSeed(ctx context.Context, body PromoteSeedJSONRequestBod
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5441,14 +5488,14 @@ func (c *Client) GetSeed(ctx context.Context, seedId string, reqEditors ...Reque
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5472,14 +5519,14 @@ func (c *Client) UpdateSeedWithBody(ctx context.Context, seedId string, params *
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5503,14 +5550,14 @@ func (c *Client) UpdateSeed(ctx context.Context, seedId string, params *UpdateSe
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5534,15 +5581,15 @@ func (c *Client) UpdateSeedWithApplicationMergePatchPlusJSONBody(ctx context.Con
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5566,15 +5613,15 @@ func (c *Client) ArchiveSeedWithBody(ctx context.Context, seedId string, content
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5598,14 +5645,14 @@ func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSee
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5627,10 +5674,11 @@ func (c *Client) CheckSeed(ctx context.Context, seedId string, reqEditors ...Req
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5652,10 +5700,11 @@ func (c *Client) ListSeedChecks(ctx context.Context, seedId string, params *List
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5677,15 +5726,15 @@ func (c *Client) GetSeedEvidence(ctx context.Context, seedId string, reqEditors 
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5709,15 +5758,15 @@ func (c *Client) ReactivateSeedWithBody(ctx context.Context, seedId string, cont
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5741,15 +5790,15 @@ func (c *Client) ReactivateSeed(ctx context.Context, seedId string, body Reactiv
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5773,15 +5822,15 @@ func (c *Client) SuspendSeedWithBody(ctx context.Context, seedId string, content
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -5805,10 +5854,11 @@ func (c *Client) SuspendSeed(ctx context.Context, seedId string, body SuspendSee
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -8471,9 +8521,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8487,13 +8538,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8507,13 +8558,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8527,9 +8578,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8543,10 +8595,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8560,14 +8613,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8581,14 +8634,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8602,10 +8655,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8619,10 +8673,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8636,9 +8691,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8652,10 +8708,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8669,9 +8726,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8685,13 +8743,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8705,13 +8763,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8725,10 +8783,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8742,10 +8801,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8759,9 +8819,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8775,14 +8836,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8796,9 +8857,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8812,10 +8874,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8829,10 +8892,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8846,9 +8910,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8862,13 +8927,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8882,13 +8947,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8902,9 +8967,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8918,15 +8984,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the job is not a dead letter
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8940,13 +9006,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8960,13 +9026,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -8980,13 +9046,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9000,13 +9066,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9020,9 +9086,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9036,14 +9103,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9057,9 +9124,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9073,13 +9141,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9093,13 +9161,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9113,9 +9181,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9129,10 +9198,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9146,9 +9216,10 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9162,14 +9233,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9183,14 +9254,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9204,13 +9275,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9224,13 +9295,13 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9244,15 +9315,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no seed has this seedId
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9266,15 +9337,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no seed has this seedId
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9288,10 +9359,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9305,14 +9377,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9326,14 +9398,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9347,14 +9419,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9368,15 +9440,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9390,15 +9462,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9412,14 +9484,14 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9433,10 +9505,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9450,10 +9523,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9467,15 +9541,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9489,15 +9563,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9511,15 +9585,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9533,15 +9607,15 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `admin` scope.
 	//
 	// Errors are `application/problem+json`:
-	// - 400 `invalid`: the body is not well-formed JSON, or ended early
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
 	// - 408 `invalid`: the body did not arrive in time
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
-	// - 415 `invalid`: a body without a JSON Content-Type
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9555,10 +9629,11 @@ type ClientWithResponsesInterface interface {
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
 	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
-	// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
@@ -9660,6 +9735,8 @@ type ListDatasetsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PartitionList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -9681,6 +9758,11 @@ type ListDatasetsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListDatasetsResponse) GetJSON200() *PartitionList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDatasetsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9889,6 +9971,8 @@ type GetDatasetStatsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DatasetStats
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -9910,6 +9994,11 @@ type GetDatasetStatsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDatasetStatsResponse) GetJSON200() *DatasetStats {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDatasetStatsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -9986,6 +10075,8 @@ type ListDatasetChunksResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ChunkInfoList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10009,6 +10100,11 @@ type ListDatasetChunksResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListDatasetChunksResponse) GetJSON200() *ChunkInfoList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDatasetChunksResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10227,6 +10323,8 @@ type DeleteDatasetChunkResponse503Headers struct {
 type DeleteDatasetChunkResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10245,6 +10343,11 @@ type DeleteDatasetChunkResponse struct {
 	Headers429 *DeleteDatasetChunkResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteDatasetChunkResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteDatasetChunkResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10333,6 +10436,8 @@ type GetDatasetChunkResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ResearchDataset
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10358,6 +10463,11 @@ type GetDatasetChunkResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDatasetChunkResponse) GetJSON200() *ResearchDataset {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDatasetChunkResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10439,6 +10549,8 @@ type ListDomainsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DomainList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10460,6 +10572,11 @@ type ListDomainsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListDomainsResponse) GetJSON200() *DomainList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDomainsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10536,6 +10653,8 @@ type GetDomainResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Domain
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10559,6 +10678,11 @@ type GetDomainResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetDomainResponse) GetJSON200() *Domain {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDomainResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10640,6 +10764,8 @@ type ListKeysResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *KeyList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10661,6 +10787,11 @@ type ListKeysResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListKeysResponse) GetJSON200() *KeyList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListKeysResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10862,6 +10993,8 @@ type RevokeKeyResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *APIKey
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10885,6 +11018,11 @@ type RevokeKeyResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r RevokeKeyResponse) GetJSON200() *APIKey {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RevokeKeyResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -10966,6 +11104,8 @@ type GetMetadataByCountryResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CountryMetadata
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -10989,6 +11129,11 @@ type GetMetadataByCountryResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetMetadataByCountryResponse) GetJSON200() *CountryMetadata {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMetadataByCountryResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11070,6 +11215,8 @@ type GetMetadataSnapshotResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MetadataSnapshot
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11091,6 +11238,11 @@ type GetMetadataSnapshotResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetMetadataSnapshotResponse) GetJSON200() *MetadataSnapshot {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMetadataSnapshotResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11306,6 +11458,8 @@ type ListMetadataTasksResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *MetadataTaskList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11327,6 +11481,11 @@ type ListMetadataTasksResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListMetadataTasksResponse) GetJSON200() *MetadataTaskList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListMetadataTasksResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11403,6 +11562,8 @@ type GetBatchResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Batch
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11426,6 +11587,11 @@ type GetBatchResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetBatchResponse) GetJSON200() *Batch {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetBatchResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11507,6 +11673,8 @@ type ListBatchResultsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *LivenessResultList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11530,6 +11698,11 @@ type ListBatchResultsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListBatchResultsResponse) GetJSON200() *LivenessResultList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListBatchResultsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11611,6 +11784,8 @@ type ListBatchesResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *BatchList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11632,6 +11807,11 @@ type ListBatchesResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListBatchesResponse) GetJSON200() *BatchList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListBatchesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -11840,6 +12020,8 @@ type ListDeadLettersResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DeadLetterList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -11861,6 +12043,11 @@ type ListDeadLettersResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListDeadLettersResponse) GetJSON200() *DeadLetterList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDeadLettersResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12340,6 +12527,8 @@ type GetQueueStatsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *QueueStats
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -12361,6 +12550,11 @@ type GetQueueStatsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetQueueStatsResponse) GetJSON200() *QueueStats {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetQueueStatsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12576,6 +12770,8 @@ type ListResearchResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *PartitionList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -12597,6 +12793,11 @@ type ListResearchResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListResearchResponse) GetJSON200() *PartitionList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListResearchResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12812,6 +13013,8 @@ type GetResearchIndexResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ResearchIndex
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -12833,6 +13036,11 @@ type GetResearchIndexResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetResearchIndexResponse) GetJSON200() *ResearchIndex {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResearchIndexResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -12909,6 +13117,8 @@ type GetResearchPartitionResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ResearchPartition
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -12932,6 +13142,11 @@ type GetResearchPartitionResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetResearchPartitionResponse) GetJSON200() *ResearchPartition {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetResearchPartitionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -13013,6 +13228,8 @@ type ListSeedsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SeedList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -13034,6 +13251,11 @@ type ListSeedsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListSeedsResponse) GetJSON200() *SeedList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSeedsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -13520,6 +13742,8 @@ type GetSeedResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *Seed
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -13543,6 +13767,11 @@ type GetSeedResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetSeedResponse) GetJSON200() *Seed {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetSeedResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14027,6 +14256,8 @@ type ListSeedChecksResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SeedCheckList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -14050,6 +14281,11 @@ type ListSeedChecksResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListSeedChecksResponse) GetJSON200() *SeedCheckList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14138,6 +14374,8 @@ type GetSeedEvidenceResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -14163,6 +14401,11 @@ type GetSeedEvidenceResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r GetSeedEvidenceResponse) GetJSON200() *map[string]interface{} {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14522,6 +14765,8 @@ type ListSeedVersionsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *SeedVersionList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
@@ -14545,6 +14790,11 @@ type ListSeedVersionsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListSeedVersionsResponse) GetJSON200() *SeedVersionList {
 	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSeedVersionsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
 }
 
 // GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
@@ -14802,9 +15052,10 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, reqEditor
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14824,13 +15075,13 @@ func (c *ClientWithResponses) ListDatasetsWithResponse(ctx context.Context, para
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14850,13 +15101,13 @@ func (c *ClientWithResponses) SaveDatasetBodyWithBodyWithResponse(ctx context.Co
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14876,9 +15127,10 @@ func (c *ClientWithResponses) SaveDatasetBodyWithResponse(ctx context.Context, b
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14898,10 +15150,11 @@ func (c *ClientWithResponses) GetDatasetStatsWithResponse(ctx context.Context, r
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14921,14 +15174,14 @@ func (c *ClientWithResponses) ListDatasetChunksWithResponse(ctx context.Context,
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14948,14 +15201,14 @@ func (c *ClientWithResponses) SaveDatasetWithBodyWithResponse(ctx context.Contex
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14975,10 +15228,11 @@ func (c *ClientWithResponses) SaveDatasetWithResponse(ctx context.Context, count
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -14998,10 +15252,11 @@ func (c *ClientWithResponses) DeleteDatasetChunkWithResponse(ctx context.Context
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15021,9 +15276,10 @@ func (c *ClientWithResponses) GetDatasetChunkWithResponse(ctx context.Context, c
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15043,10 +15299,11 @@ func (c *ClientWithResponses) ListDomainsWithResponse(ctx context.Context, param
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15066,9 +15323,10 @@ func (c *ClientWithResponses) GetDomainWithResponse(ctx context.Context, domainI
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15088,13 +15346,13 @@ func (c *ClientWithResponses) ListKeysWithResponse(ctx context.Context, params *
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15114,13 +15372,13 @@ func (c *ClientWithResponses) CreateKeyWithBodyWithResponse(ctx context.Context,
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15140,10 +15398,11 @@ func (c *ClientWithResponses) CreateKeyWithResponse(ctx context.Context, body Cr
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15163,10 +15422,11 @@ func (c *ClientWithResponses) RevokeKeyWithResponse(ctx context.Context, keyId s
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15186,9 +15446,10 @@ func (c *ClientWithResponses) GetMetadataByCountryWithResponse(ctx context.Conte
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15208,14 +15469,14 @@ func (c *ClientWithResponses) GetMetadataSnapshotWithResponse(ctx context.Contex
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15235,9 +15496,10 @@ func (c *ClientWithResponses) SyncMetadataWithResponse(ctx context.Context, reqE
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15257,10 +15519,11 @@ func (c *ClientWithResponses) ListMetadataTasksWithResponse(ctx context.Context,
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15280,10 +15543,11 @@ func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, batchId 
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15303,9 +15567,10 @@ func (c *ClientWithResponses) ListBatchResultsWithResponse(ctx context.Context, 
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15325,13 +15590,13 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15351,13 +15616,13 @@ func (c *ClientWithResponses) EnqueueContractWithBodyWithResponse(ctx context.Co
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15377,9 +15642,10 @@ func (c *ClientWithResponses) EnqueueContractWithResponse(ctx context.Context, b
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15399,15 +15665,15 @@ func (c *ClientWithResponses) ListDeadLettersWithResponse(ctx context.Context, p
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the job is not a dead letter
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15427,13 +15693,13 @@ func (c *ClientWithResponses) RetryDeadLetterWithResponse(ctx context.Context, i
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15453,13 +15719,13 @@ func (c *ClientWithResponses) EnqueueLivenessWithBodyWithResponse(ctx context.Co
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15479,13 +15745,13 @@ func (c *ClientWithResponses) EnqueueLivenessWithResponse(ctx context.Context, b
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15505,13 +15771,13 @@ func (c *ClientWithResponses) EnqueueResearchWithBodyWithResponse(ctx context.Co
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15531,9 +15797,10 @@ func (c *ClientWithResponses) EnqueueResearchWithResponse(ctx context.Context, b
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15553,14 +15820,14 @@ func (c *ClientWithResponses) GetQueueStatsWithResponse(ctx context.Context, req
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15580,9 +15847,10 @@ func (c *ClientWithResponses) TriggerMetadataSyncWithResponse(ctx context.Contex
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15602,13 +15870,13 @@ func (c *ClientWithResponses) ListResearchWithResponse(ctx context.Context, para
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15628,13 +15896,13 @@ func (c *ClientWithResponses) CreateResearchWithBodyWithResponse(ctx context.Con
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15654,9 +15922,10 @@ func (c *ClientWithResponses) CreateResearchWithResponse(ctx context.Context, bo
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15676,10 +15945,11 @@ func (c *ClientWithResponses) GetResearchIndexWithResponse(ctx context.Context, 
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15699,9 +15969,10 @@ func (c *ClientWithResponses) GetResearchPartitionWithResponse(ctx context.Conte
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15721,14 +15992,14 @@ func (c *ClientWithResponses) ListSeedsWithResponse(ctx context.Context, params 
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15748,14 +16019,14 @@ func (c *ClientWithResponses) CreateSeedWithBodyWithResponse(ctx context.Context
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15775,13 +16046,13 @@ func (c *ClientWithResponses) CreateSeedWithResponse(ctx context.Context, body C
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15801,13 +16072,13 @@ func (c *ClientWithResponses) OrchestrateSeedsWithBodyWithResponse(ctx context.C
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15827,15 +16098,15 @@ func (c *ClientWithResponses) OrchestrateSeedsWithResponse(ctx context.Context, 
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no seed has this seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15855,15 +16126,15 @@ func (c *ClientWithResponses) PromoteSeedWithBodyWithResponse(ctx context.Contex
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no seed has this seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15883,10 +16154,11 @@ func (c *ClientWithResponses) PromoteSeedWithResponse(ctx context.Context, body 
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15906,14 +16178,14 @@ func (c *ClientWithResponses) GetSeedWithResponse(ctx context.Context, seedId st
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15933,14 +16205,14 @@ func (c *ClientWithResponses) UpdateSeedWithBodyWithResponse(ctx context.Context
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15960,14 +16232,14 @@ func (c *ClientWithResponses) UpdateSeedWithResponse(ctx context.Context, seedId
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -15987,15 +16259,15 @@ func (c *ClientWithResponses) UpdateSeedWithApplicationMergePatchPlusJSONBodyWit
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16015,15 +16287,15 @@ func (c *ClientWithResponses) ArchiveSeedWithBodyWithResponse(ctx context.Contex
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16043,14 +16315,14 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 // Needs an API key with the `write` scope (or `admin`, which includes it).
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16070,10 +16342,11 @@ func (c *ClientWithResponses) CheckSeedWithResponse(ctx context.Context, seedId 
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16093,10 +16366,11 @@ func (c *ClientWithResponses) ListSeedChecksWithResponse(ctx context.Context, se
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16116,15 +16390,15 @@ func (c *ClientWithResponses) GetSeedEvidenceWithResponse(ctx context.Context, s
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16144,15 +16418,15 @@ func (c *ClientWithResponses) ReactivateSeedWithBodyWithResponse(ctx context.Con
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16172,15 +16446,15 @@ func (c *ClientWithResponses) ReactivateSeedWithResponse(ctx context.Context, se
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16200,15 +16474,15 @@ func (c *ClientWithResponses) SuspendSeedWithBodyWithResponse(ctx context.Contex
 // Needs an API key with the `admin` scope.
 //
 // Errors are `application/problem+json`:
-// - 400 `invalid`: the body is not well-formed JSON, or ended early
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
 // - 408 `invalid`: the body did not arrive in time
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
-// - 415 `invalid`: a body without a JSON Content-Type
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16228,10 +16502,11 @@ func (c *ClientWithResponses) SuspendSeedWithResponse(ctx context.Context, seedI
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
 // Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
-// - 422 `invalid`: a bad field or parameter, named in `errors[]`
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
@@ -16352,6 +16627,13 @@ func ParseListDatasetsResponse(rsp *http.Response) (*ListDatasetsResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -16573,6 +16855,13 @@ func ParseGetDatasetStatsResponse(rsp *http.Response) (*GetDatasetStatsResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16663,6 +16952,13 @@ func ParseListDatasetChunksResponse(rsp *http.Response) (*ListDatasetChunksRespo
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -16894,6 +17190,13 @@ func ParseDeleteDatasetChunkResponse(rsp *http.Response) (*DeleteDatasetChunkRes
 	case rsp.StatusCode == 204:
 		break // No content-type
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16991,6 +17294,13 @@ func ParseGetDatasetChunkResponse(rsp *http.Response) (*GetDatasetChunkResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -17114,6 +17424,13 @@ func ParseListDomainsResponse(rsp *http.Response) (*ListDomainsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17204,6 +17521,13 @@ func ParseGetDomainResponse(rsp *http.Response) (*GetDomainResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -17302,6 +17626,13 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -17513,6 +17844,13 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17611,6 +17949,13 @@ func ParseGetMetadataByCountryResponse(rsp *http.Response) (*GetMetadataByCountr
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17708,6 +18053,13 @@ func ParseGetMetadataSnapshotResponse(rsp *http.Response) (*GetMetadataSnapshotR
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -17936,6 +18288,13 @@ func ParseListMetadataTasksResponse(rsp *http.Response) (*ListMetadataTasksRespo
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18026,6 +18385,13 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -18125,6 +18491,13 @@ func ParseListBatchResultsResponse(rsp *http.Response) (*ListBatchResultsRespons
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18222,6 +18595,13 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -18442,6 +18822,13 @@ func ParseListDeadLettersResponse(rsp *http.Response) (*ListDeadLettersResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -18925,6 +19312,13 @@ func ParseGetQueueStatsResponse(rsp *http.Response) (*GetQueueStatsResponse, err
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19151,6 +19545,13 @@ func ParseListResearchResponse(rsp *http.Response) (*ListResearchResponse, error
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -19379,6 +19780,13 @@ func ParseGetResearchIndexResponse(rsp *http.Response) (*GetResearchIndexRespons
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19469,6 +19877,13 @@ func ParseGetResearchPartitionResponse(rsp *http.Response) (*GetResearchPartitio
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -19567,6 +19982,13 @@ func ParseListSeedsResponse(rsp *http.Response) (*ListSeedsResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -20057,6 +20479,13 @@ func ParseGetSeedResponse(rsp *http.Response) (*GetSeedResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20540,6 +20969,13 @@ func ParseListSeedChecksResponse(rsp *http.Response) (*ListSeedChecksResponse, e
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20637,6 +21073,13 @@ func ParseGetSeedEvidenceResponse(rsp *http.Response) (*GetSeedEvidenceResponse,
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
@@ -21025,6 +21468,13 @@ func ParseListSeedVersionsResponse(rsp *http.Response) (*ListSeedVersionsRespons
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Problem
