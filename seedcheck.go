@@ -121,6 +121,10 @@ type SeedCheckService interface {
 	// with an ID below before when before > 0, none older than since when
 	// since is not zero.
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]SeedCheck, error)
+	// FindSeedChecksWithHealth is FindSeedChecks (no since) with
+	// FindSeedHealth's answer, both as of one moment, so a page never
+	// shows a check without the health it made.
+	FindSeedChecksWithHealth(ctx context.Context, seedID string, before int64, limit int) ([]SeedCheck, SeedHealth, time.Time, error)
 	// FindSeedHealth returns a seed's health and when its next check is
 	// due; HealthUnknown and a zero time when it was never checked.
 	FindSeedHealth(ctx context.Context, seedID string) (SeedHealth, time.Time, error)

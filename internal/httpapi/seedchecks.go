@@ -35,12 +35,8 @@ func (s *Server) handleSeedChecks(ctx context.Context, in *seedChecksInput) (*se
 		return nil, err
 	}
 	id := sd.SeedID
-	h, next, err := s.deps.SeedChecks.FindSeedHealth(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	// One more than asked says whether there is a next page.
-	items, err := s.deps.SeedChecks.FindSeedChecks(ctx, id, in.Before, time.Time{}, in.Limit+1)
+	items, h, next, err := s.deps.SeedChecks.FindSeedChecksWithHealth(ctx, id, in.Before, in.Limit+1)
 	if err != nil {
 		return nil, err
 	}

@@ -148,8 +148,10 @@ func (db *DB) migratePostgres(ctx context.Context, migrations []migration) error
 	return nil
 }
 
+// queryer is a pool or a transaction, for reads that run on either.
 type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func appliedVersions(ctx context.Context, q queryer) (map[int]bool, error) {

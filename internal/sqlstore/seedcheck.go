@@ -40,7 +40,7 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		var exists int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&exists); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
-				return seedNotFound(c.SeedID)
+				return seedNotFound()
 			}
 			return err
 		}
@@ -100,7 +100,11 @@ func scanSeedHealth(row rowScanner, lead ...any) (seedengine.SeedHealth, time.Ti
 // FindSeedHealth returns a seed's health and when it is next due; State
 // HealthUnknown and a zero time when it was never checked.
 func (s *SeedService) FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error) {
-	h, next, err := scanSeedHealth(s.db.reader.QueryRowContext(ctx, `SELECT `+seedHealthColumns+` FROM seed_health WHERE seed_id = $1`, seedID))
+	return findSeedHealth(ctx, s.db.reader, seedID)
+}
+
+func findSeedHealth(ctx context.Context, q queryer, seedID string) (seedengine.SeedHealth, time.Time, error) {
+	h, next, err := scanSeedHealth(q.QueryRowContext(ctx, `SELECT `+seedHealthColumns+` FROM seed_health WHERE seed_id = $1`, seedID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return seedengine.SeedHealth{State: seedengine.HealthUnknown}, time.Time{}, nil
 	}
@@ -114,6 +118,31 @@ func (s *SeedService) FindSeedHealth(ctx context.Context, seedID string) (seeden
 // (1 to MaxSeedChecksPage), with an ID below before when before > 0, and
 // none older than since when since is not zero.
 func (s *SeedService) FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error) {
+	return s.findSeedChecks(ctx, s.db.reader, seedID, before, since, limit)
+}
+
+// FindSeedChecksWithHealth is FindSeedChecks (with no since) and
+// FindSeedHealth as of one moment: a check and the health it made are
+// seen together or not at all.
+func (s *SeedService) FindSeedChecksWithHealth(ctx context.Context, seedID string, before int64, limit int) ([]seedengine.SeedCheck, seedengine.SeedHealth, time.Time, error) {
+	var checks []seedengine.SeedCheck
+	var h seedengine.SeedHealth
+	var next time.Time
+	err := s.db.inSnapshot(ctx, func(q queryer) error {
+		var err error
+		if checks, err = s.findSeedChecks(ctx, q, seedID, before, time.Time{}, limit); err != nil {
+			return err
+		}
+		h, next, err = findSeedHealth(ctx, q, seedID)
+		return err
+	})
+	if err != nil {
+		return nil, seedengine.SeedHealth{}, time.Time{}, err
+	}
+	return checks, h, next, nil
+}
+
+func (s *SeedService) findSeedChecks(ctx context.Context, db queryer, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error) {
 	if limit <= 0 || limit > MaxSeedChecksPage {
 		return nil, seedengine.FieldErrorf("limit", "limit must be between 1 and %d", MaxSeedChecksPage)
 	}
@@ -127,7 +156,7 @@ func (s *SeedService) FindSeedChecks(ctx context.Context, seedID string, before 
 		args = append(args, s.db.timeArg(since))
 	}
 	q += fmt.Sprintf(` ORDER BY id DESC LIMIT %d`, limit)
-	rows, err := s.db.reader.QueryContext(ctx, q, args...)
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find seed checks: %w", err)
 	}

@@ -93,6 +93,18 @@ func TestSeedChecks(t *testing.T) {
 		_, err = s.FindSeedChecks(ctx, a.SeedID, 0, time.Time{}, 0)
 		require.Equal(t, "limit", seedengine.ErrorField(err))
 
+		// The page and the health as of one moment: what the two reads
+		// answer apart, when nothing is written in between.
+		page, ph, pnext, err := s.FindSeedChecksWithHealth(ctx, a.SeedID, 0, 2)
+		require.NoError(t, err)
+		require.Equal(t, []int64{ids[2], ids[1]}, []int64{page[0].ID, page[1].ID})
+		require.Equal(t, h, ph)
+		require.Equal(t, next, pnext)
+		page, ph, _, err = s.FindSeedChecksWithHealth(ctx, "gov:sg:never.gov.sg::news", 0, 2)
+		require.NoError(t, err)
+		require.Empty(t, page)
+		require.Equal(t, seedengine.HealthUnknown, ph.State)
+
 		// a's next check is at +3h: due then, not before; b stays due.
 		due, err = s.DueSeedChecks(ctx, now.Add(2*time.Hour), active, 10)
 		require.NoError(t, err)
