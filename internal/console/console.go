@@ -110,6 +110,9 @@ type Console struct {
 	deps  Deps
 	mux   *http.ServeMux
 	pages map[string]*template.Template
+	// csp is the Content-Security-Policy of the console's own pages,
+	// queueCSP that of River UI's (policy).
+	csp, queueCSP string
 	// sign-in attempts are limited per client address.
 	mu      sync.Mutex
 	signins map[string]*rate.Limiter
@@ -118,6 +121,7 @@ type Console struct {
 // Paths.
 const (
 	prefix        = "/console"
+	queuePrefix   = "/console/queue/"
 	sessionCookie = "seedengine_console"
 	loginCookie   = "seedengine_console_login"
 	maxFormBytes  = 16 << 20
@@ -127,40 +131,58 @@ const (
 func New(cfg Config, deps Deps) *Console {
 	c := &Console{cfg: cfg.withDefaults(), deps: deps, mux: http.NewServeMux(), signins: map[string]*rate.Limiter{}}
 	c.pages = parseTemplates()
-	static, _ := fs.Sub(staticFS, "static")
-	c.mux.Handle("GET /console/static/", http.StripPrefix("/console/static/", staticHandler(static)))
-	c.mux.HandleFunc("GET /console/login", c.handleLoginPage)
-	c.mux.HandleFunc("POST /console/login", c.handleLogin)
-	c.mux.HandleFunc("POST /console/logout", c.session(read, c.handleLogout))
-	c.mux.HandleFunc("GET /console/{$}", c.session(read, c.handleDashboard))
-	c.mux.HandleFunc("GET /console/fragments/batches", c.session(read, c.handleBatchesFragment))
-	c.mux.HandleFunc("GET /console/batches/{id}", c.session(read, c.handleBatch))
-	c.mux.HandleFunc("GET /console/batches/{id}/progress", c.session(read, c.handleBatchProgress))
-	c.mux.HandleFunc("POST /console/dead-letters/{id}/retry", c.session(admin, c.handleDeadLetterRetry))
-	c.mux.HandleFunc("GET /console/research", c.session(read, c.handleResearchIndex))
-	c.mux.HandleFunc("GET /console/research/{country}/{category}/{date}", c.session(read, c.handlePartition))
-	c.mux.HandleFunc("GET /console/domains/{id}", c.session(read, c.handleDomain))
-	c.mux.HandleFunc("GET /console/seeds", c.session(read, c.handleSeeds))
-	c.mux.HandleFunc("GET /console/seeds/{id}", c.session(read, c.handleSeed))
-	c.mux.HandleFunc("POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction))
-	c.mux.HandleFunc("GET /console/work", c.session(read, c.handleWork))
-	c.mux.HandleFunc("POST /console/work/{kind}", c.session(write, c.handleWorkSubmit))
+	c.csp, c.queueCSP = policy(nil, nil), policy(nil, nil)
 	if deps.QueueUI != nil {
-		c.mux.Handle("/console/queue/", c.sessionHandler(admin, deps.QueueUI))
+		c.queueCSP = queuePolicy(deps.QueueUI)
 	}
-	c.mux.HandleFunc("/console/", c.handleNotFound)
+	for _, rt := range c.routes() {
+		c.mux.Handle(rt.pattern, rt.h)
+	}
 	return c
+}
+
+// route is one pattern of the console's mux.
+type route struct {
+	pattern string
+	h       http.Handler
+}
+
+// routes are every page and form of the console.
+func (c *Console) routes() []route {
+	static, _ := fs.Sub(staticFS, "static")
+	rs := []route{
+		{"GET /console/static/", http.StripPrefix("/console/static/", staticHandler(static))},
+		{"GET /console/login", http.HandlerFunc(c.handleLoginPage)},
+		{"POST /console/login", http.HandlerFunc(c.handleLogin)},
+		{"POST /console/logout", c.session(read, c.handleLogout)},
+		{"GET /console/{$}", c.session(read, c.handleDashboard)},
+		{"GET /console/fragments/batches", c.session(read, c.handleBatchesFragment)},
+		{"GET /console/batches/{id}", c.session(read, c.handleBatch)},
+		{"GET /console/batches/{id}/progress", c.session(read, c.handleBatchProgress)},
+		{"POST /console/dead-letters/{id}/retry", c.session(admin, c.handleDeadLetterRetry)},
+		{"GET /console/research", c.session(read, c.handleResearchIndex)},
+		{"GET /console/research/{country}/{category}/{date}", c.session(read, c.handlePartition)},
+		{"GET /console/domains/{id}", c.session(read, c.handleDomain)},
+		{"GET /console/seeds", c.session(read, c.handleSeeds)},
+		{"GET /console/seeds/{id}", c.session(read, c.handleSeed)},
+		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},
+		{"GET /console/work", c.session(read, c.handleWork)},
+		{"POST /console/work/{kind}", c.session(write, c.handleWorkSubmit)},
+	}
+	if c.deps.QueueUI != nil {
+		rs = append(rs, route{queuePrefix, c.sessionHandler(admin, c.deps.QueueUI)})
+	}
+	return append(rs, route{"/console/", http.HandlerFunc(c.handleNotFound)})
 }
 
 // ServeHTTP implements http.Handler.
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	if !strings.HasPrefix(r.URL.Path, "/console/queue/") {
-		// River UI brings its own page; everything else is ours.
-		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
-			"connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'")
+	queue := strings.HasPrefix(r.URL.Path, queuePrefix)
+	if queue {
+		h.Set("Content-Security-Policy", c.queueCSP)
 	} else {
-		h.Set("Content-Security-Policy", "frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'")
+		h.Set("Content-Security-Policy", c.csp)
 	}
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -168,7 +190,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		// River UI's requests carry no CSRF token of ours: a browser's
 		// own word that they come from this site is required there.
-		if !sameOrigin(r, strings.HasPrefix(r.URL.Path, "/console/queue/")) {
+		if !sameOrigin(r, queue) {
 			c.renderError(w, r, nil, http.StatusForbidden, "This form was sent from another site.")
 			return
 		}
@@ -176,18 +198,53 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.mux.ServeHTTP(w, r)
 }
 
-// sameOrigin reports whether a request comes from a page of this site:
-// the browser's Sec-Fetch-Site when it sends one, else the Origin header,
-// else (old browsers, curl) it is left to the CSRF token unless strict.
+// sameOrigin reports whether a request that changes something comes from
+// a page of this console. Each of Sec-Fetch-Site and Origin that the
+// browser sent must say so: Sec-Fetch-Site "same-origin" ("none", a
+// typed URL or a bookmark, is never a form's or a script's), and an
+// Origin of this scheme, host and port ("null", an opaque origin such as a
+// sandboxed frame's or a data: page's, is no origin of ours). Without
+// either (old browsers, curl) the CSRF token alone decides, unless strict.
 func sameOrigin(r *http.Request, strict bool) bool {
-	if s := r.Header.Get("Sec-Fetch-Site"); s != "" {
-		return s == "same-origin" || s == "none"
+	site, origin := r.Header.Values("Sec-Fetch-Site"), r.Header.Values("Origin")
+	if len(site) == 0 && len(origin) == 0 {
+		return !strict
 	}
-	if o := r.Header.Get("Origin"); o != "" && o != "null" {
-		u, err := url.Parse(o)
-		return err == nil && u.Host == r.Host
+	if len(site) > 1 || len(origin) > 1 {
+		return false
 	}
-	return !strict
+	if len(site) == 1 && site[0] != "same-origin" {
+		return false
+	}
+	return len(origin) == 0 || isOwnOrigin(r, origin[0])
+}
+
+// isOwnOrigin compares an Origin header with the request's own origin:
+// the scheme the request came by (httpapi.IsHTTPS, the decision the
+// cookies' Secure flag follows too), its Host, and its port, the
+// scheme's default when none is written.
+func isOwnOrigin(r *http.Request, origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Opaque != "" || u.User != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return false
+	}
+	scheme := "http"
+	if httpapi.IsHTTPS(r) {
+		scheme = "https"
+	}
+	own := &url.URL{Host: r.Host}
+	return u.Scheme == scheme && own.Hostname() != "" && strings.EqualFold(u.Hostname(), own.Hostname()) &&
+		portOr(u.Port(), scheme) == portOr(own.Port(), scheme)
+}
+
+func portOr(port, scheme string) string {
+	if port != "" {
+		return port
+	}
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
 }
 
 func staticHandler(fsys fs.FS) http.Handler {
@@ -242,7 +299,7 @@ func (c *Console) sessionHandler(scope seedengine.Scope, h http.Handler) http.Ha
 			c.renderError(w, r, nil, http.StatusUnauthorized, "Your session has ended; sign in again.")
 			return
 		}
-		if r.Method == http.MethodPost && !strings.HasPrefix(r.URL.Path, "/console/queue/") {
+		if r.Method == http.MethodPost && !strings.HasPrefix(r.URL.Path, queuePrefix) {
 			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 			if !validCSRF(r, s.CSRF) {
 				c.renderError(w, r, s, http.StatusForbidden, "This form has expired or did not come from this console; reload the page and try again.")

@@ -3,9 +3,12 @@ package console_test
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -20,6 +23,7 @@ import (
 	"github.com/seedengine/seedengine/internal/console"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -45,11 +49,28 @@ type env struct {
 	seeds               *sqlstore.SeedService
 	blobs               *blobstore.Store
 	clock               *clock
-	admin, write, reads string // tokens
+	con                 *console.Console
+	queue               *jobs.Queue // with options.riverUI; not started
+	admin, write, reads string      // tokens
 }
 
 func setup(t *testing.T, tls bool) *env {
 	t.Helper()
+	return setupWith(t, options{tls: tls})
+}
+
+// options vary the server setup makes.
+type options struct {
+	tls bool
+	// proxies are the trusted proxies (httpapi.Config.TrustedProxies).
+	proxies []netip.Prefix
+	// riverUI mounts the real River UI instead of a stand-in.
+	riverUI bool
+}
+
+func setupWith(t *testing.T, o options) *env {
+	t.Helper()
+	tls := o.tls
 	db := sqlstoretest.OpenSQLite(t)
 	blobs, err := blobstore.Open(t.Context(), "mem://")
 	require.NoError(t, err)
@@ -58,14 +79,22 @@ func setup(t *testing.T, tls bool) *env {
 		clock: &clock{t: time.Now().UTC()}}
 	batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 	var con *console.Console
-	api := httpapi.New(httpapi.Config{RateLimit: -1}, httpapi.Deps{
+	api := httpapi.New(httpapi.Config{RateLimit: -1, TrustedProxies: o.proxies}, httpapi.Deps{
 		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs,
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
+	// A stand-in for River UI unless o.riverUI (internal/jobs tests the real one).
+	var queueUI http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "queue ui") })
+	if o.riverUI {
+		q, err := jobs.New(db.Writer(), string(db.Engine()), sqlstore.NewBatchService(db), jobs.Config{Logger: slog.New(slog.DiscardHandler)})
+		require.NoError(t, err)
+		e.queue = q
+		queueUI, err = q.UIHandler("/console/queue/")
+		require.NoError(t, err)
+	}
 	con = console.New(console.Config{Version: "test", Now: e.clock.Now, IdleTimeout: time.Hour, MaxAge: 24 * time.Hour},
-		console.Deps{API: api, Keys: e.keys, Sessions: sqlstore.NewConsoleSessionService(db),
-			// A stand-in for River UI (internal/jobs tests the real one).
-			QueueUI: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "queue ui") })})
+		console.Deps{API: api, Keys: e.keys, Sessions: sqlstore.NewConsoleSessionService(db), QueueUI: queueUI})
+	e.con = con
 	if tls {
 		e.ts = httptest.NewTLSServer(api.Handler())
 	} else {
@@ -90,6 +119,8 @@ type browser struct {
 	e   *env
 	c   *http.Client
 	jar http.CookieJar
+	// hdr is added to every request.
+	hdr http.Header
 }
 
 func (e *env) browser(t *testing.T) *browser {
@@ -115,6 +146,7 @@ func (b *browser) do(method, path string, form url.Values) page {
 	}
 	req, err := http.NewRequest(method, b.e.ts.URL+path, body)
 	require.NoError(b.t, err)
+	maps.Copy(req.Header, b.hdr)
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("Origin", b.e.ts.URL)

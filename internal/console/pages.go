@@ -106,7 +106,7 @@ func (c *Console) handleDashboard(w http.ResponseWriter, r *http.Request) {
 	if c.get(r, "/api/v1/metadata/tasks?limit=5", &tasks) == nil {
 		d.Tasks = tasks.Items
 	}
-	c.render(w, r, http.StatusOK, "dashboard", page{Title: "Dashboard", Nav: "dashboard", Notice: r.URL.Query().Get("notice"), Data: d})
+	c.render(w, r, http.StatusOK, "dashboard", page{Title: "Dashboard", Nav: "dashboard", Notice: noticeOf(r.URL.Query()), Data: d})
 }
 
 // handleBatchesFragment is the dashboard's batch table, fetched again
@@ -167,7 +167,7 @@ func (c *Console) handleBatch(w http.ResponseWriter, r *http.Request) {
 		c.renderProblem(w, r, p)
 		return
 	}
-	c.render(w, r, http.StatusOK, "batch", page{Title: "Batch " + d.Batch.ID, Nav: "dashboard", Notice: r.URL.Query().Get("notice"), Data: d})
+	c.render(w, r, http.StatusOK, "batch", page{Title: "Batch " + d.Batch.ID, Nav: "dashboard", Notice: noticeOf(r.URL.Query()), Data: d})
 }
 
 // handleBatchProgress is the part of a batch's page that changes while
@@ -192,7 +192,7 @@ func (c *Console) handleDeadLetterRetry(w http.ResponseWriter, r *http.Request) 
 		c.renderProblem(w, r, p)
 		return
 	}
-	http.Redirect(w, r, "/console/?notice="+pathEscape("Job "+id+" queued again."), http.StatusSeeOther)
+	http.Redirect(w, r, "/console/?"+noticeQuery("retried", id), http.StatusSeeOther)
 }
 
 // researchIndexData lists countries → categories → dates.

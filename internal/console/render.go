@@ -30,6 +30,51 @@ type page struct {
 	Data    any
 }
 
+// notices are the success messages a page shows after a redirect, by the
+// code the redirect's done parameter carries: the words are the
+// console's, never the URL's, so a link cannot make a page say anything
+// else. %s is the what parameter, shown only when it is an id.
+var notices = map[string]string{
+	"promoted":    "Promoted %s.",
+	"suspended":   "Suspended %s.",
+	"reactivated": "Reactivated %s.",
+	"archived":    "Archived %s.",
+	"saved":       "Saved %s.",
+	"accepted":    "Accepted the proposed contract of %s.",
+	"retried":     "Job %s queued again.",
+	"queued":      "Queued.",
+}
+
+// noticeQuery is the query that makes a page show notice code done about
+// what (a seed or job id).
+func noticeQuery(done, what string) string {
+	if _, ok := notices[done]; !ok {
+		panic("console: no notice " + done)
+	}
+	q := url.Values{"done": {done}}
+	if what != "" {
+		q.Set("what", what)
+	}
+	return q.Encode()
+}
+
+// noticeOf is the notice a page's query asks for; "" for an unknown code
+// or a what that is not an id of the forms the console names.
+func noticeOf(q url.Values) string {
+	text, ok := notices[q.Get("done")]
+	if !ok {
+		return ""
+	}
+	if !strings.Contains(text, "%s") {
+		return text
+	}
+	what := q.Get("what")
+	if what == "" || len(what) > 400 || strings.Trim(what, "abcdefghijklmnopqrstuvwxyz0123456789.:-_") != "" {
+		return ""
+	}
+	return fmt.Sprintf(text, what)
+}
+
 // can reports whether the signed-in key has scope.
 func (p page) Can(scope string) bool {
 	return p.Key != nil && p.Key.Scope.Allows(seedengine.Scope(scope))

@@ -78,7 +78,7 @@ func (c *Console) handleSeeds(w http.ResponseWriter, r *http.Request) {
 		c.render(w, r, p.Status, "seeds", page{Title: "Seeds", Nav: "seeds", Problem: p, Data: seedsData{F: f, Options: options}})
 		return
 	}
-	c.render(w, r, http.StatusOK, "seeds", page{Title: "Seeds", Nav: "seeds", Notice: q.Get("notice"),
+	c.render(w, r, http.StatusOK, "seeds", page{Title: "Seeds", Nav: "seeds", Notice: noticeOf(q),
 		Data: seedsData{F: f, Items: sl.Items, Total: sl.Total, Next: sl.NextAfter, After: after, Options: options}})
 }
 
@@ -139,7 +139,7 @@ func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 	patch := map[string]any{"fetch": map[string]any{"entry_url": d.S.Fetch.EntryURL, "schedule": d.S.Fetch.Schedule}}
 	b, _ := json.MarshalIndent(patch, "", "  ")
 	d.Patch = string(b)
-	c.render(w, r, http.StatusOK, "seed", page{Title: d.S.SeedID, Nav: "seeds", Notice: q.Get("notice"), Data: d})
+	c.render(w, r, http.StatusOK, "seed", page{Title: d.S.SeedID, Nav: "seeds", Notice: noticeOf(q), Data: d})
 }
 
 // explain finds the decision behind the seed and its candidate, and lists
@@ -240,24 +240,42 @@ func flatten(v any) map[string]string {
 	return out
 }
 
+// seedActions are the review actions of a seed's page: the scope each
+// needs beyond the route's and the code of its notice (notices). The
+// words are written out, never made from the action's name ("Suspendd").
+var seedActions = map[string]struct {
+	scope seedengine.Scope
+	done  string
+}{
+	"promote":    {admin, "promoted"},
+	"suspend":    {admin, "suspended"},
+	"reactivate": {admin, "reactivated"},
+	"archive":    {admin, "archived"},
+	"edit":       {write, "saved"},
+	"accept":     {write, "accepted"},
+}
+
 // handleSeedAction runs one review action through the API, then shows the
 // seed again (or, after a promotion, the next seed of the list: the
 // review loop).
 func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 	id, action := r.PathValue("id"), r.PathValue("action")
 	s := sessFrom(r.Context())
+	act, ok := seedActions[action]
+	if !ok {
+		c.renderError(w, r, s, http.StatusNotFound, "No such action.")
+		return
+	}
+	if !s.key.Scope.Allows(act.scope) {
+		c.renderError(w, r, s, http.StatusForbidden, "This needs an "+string(act.scope)+" key.")
+		return
+	}
 	back := "/console/seeds/" + pathEscape(id) + "?" + r.PostFormValue("list")
 	reason := strings.TrimSpace(r.PostFormValue("reason"))
 	var p *problem
-	notice := ""
 	switch action {
 	case "promote":
-		if !s.key.Scope.Allows(admin) {
-			c.renderError(w, r, s, http.StatusForbidden, "Promoting needs an admin key.")
-			return
-		}
 		p = c.send(r, http.MethodPost, "/api/v1/seeds/promote", "application/json", map[string]any{"seedId": id}, nil)
-		notice = "Promoted " + id + "."
 		if p == nil {
 			if next := r.PostFormValue("next"); next != "" {
 				back = "/console/seeds/" + pathEscape(next) + "?" + r.PostFormValue("list")
@@ -266,19 +284,11 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	case "suspend", "reactivate", "archive":
-		if !s.key.Scope.Allows(admin) {
-			c.renderError(w, r, s, http.StatusForbidden, "This needs an admin key.")
-			return
-		}
 		body := map[string]any{}
 		if reason != "" {
 			body["reason"] = reason
 		}
 		p = c.send(r, http.MethodPost, "/api/v1/seeds/"+pathEscape(id)+"/"+action, "application/json", body, nil)
-		notice = strings.ToUpper(action[:1]) + action[1:] + "d " + id + "."
-		if action == "archive" {
-			notice = "Archived " + id + "."
-		}
 	case "edit":
 		raw := strings.TrimSpace(r.PostFormValue("patch"))
 		var patch map[string]any
@@ -287,10 +297,8 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 			break
 		}
 		p = c.send(r, http.MethodPatch, "/api/v1/seeds/"+pathEscape(id), "application/merge-patch+json", patch, nil)
-		notice = "Saved " + id + "."
 	case "accept":
 		p = c.acceptProposal(r, id)
-		notice = "Accepted the proposed contract of " + id + "."
 	default:
 		c.renderError(w, r, s, http.StatusNotFound, "No such action.")
 		return
@@ -303,7 +311,7 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 	if !strings.Contains(back, "?") {
 		sep = "?"
 	}
-	http.Redirect(w, r, back+sep+"notice="+url.QueryEscape(notice), http.StatusSeeOther)
+	http.Redirect(w, r, back+sep+noticeQuery(act.done, id), http.StatusSeeOther)
 }
 
 // acceptProposal makes the proposed version the seed's contract: a merge

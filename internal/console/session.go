@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 
 	"github.com/seedengine/seedengine"
@@ -19,13 +21,49 @@ type loginData struct {
 	LoginCSRF string
 }
 
-// safeNext keeps a post-sign-in destination inside the console.
+// maxNext bounds a post-sign-in destination; the console's own links are
+// far shorter.
+const maxNext = 2048
+
+// safeNext keeps a post-sign-in destination inside the console: the path
+// as http.Redirect will write it (dot segments resolved) must be /console/
+// or below it, and anything that might be read as another host or path by
+// a browser or a proxy (a scheme, //, a backslash, an encoded slash,
+// backslash or dot, a control or non-ASCII byte) leads to /console/.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/console/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") ||
-		strings.HasPrefix(next, "/console/login") {
-		return "/console/"
+	const home = prefix + "/"
+	if next == "" || len(next) > maxNext || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		return home
 	}
-	return next
+	for i := 0; i < len(next); i++ {
+		if b := next[i]; b <= ' ' || b >= 0x7f || b == '\\' {
+			return home
+		}
+	}
+	next, _, _ = strings.Cut(next, "#")
+	raw, query, _ := strings.Cut(next, "?")
+	lower := strings.ToLower(raw)
+	if strings.Contains(lower, "%2f") || strings.Contains(lower, "%5c") || strings.Contains(lower, "%2e") {
+		return home
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil {
+		return home
+	}
+	p := path.Clean(raw)
+	if strings.HasSuffix(raw, "/") && p != "/" {
+		p += "/"
+	}
+	if p != prefix && !strings.HasPrefix(p, home) || strings.HasPrefix(p, prefix+"/login") {
+		return home
+	}
+	if p == prefix {
+		p = home
+	}
+	if query != "" {
+		p += "?" + query
+	}
+	return p
 }
 
 func (c *Console) handleLoginPage(w http.ResponseWriter, r *http.Request) {

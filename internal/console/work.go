@@ -89,7 +89,7 @@ func (c *Console) handleWorkSubmit(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = out.BatchID
 	}
-	http.Redirect(w, r, "/console/batches/"+pathEscape(id)+"?notice="+pathEscape("Queued."), http.StatusSeeOther)
+	http.Redirect(w, r, "/console/batches/"+pathEscape(id)+"?"+noticeQuery("queued", ""), http.StatusSeeOther)
 }
 
 // workError shows the forms again with what was typed and the API's
