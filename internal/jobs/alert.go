@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -38,8 +39,9 @@ func (SeedAlertArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueAlerts, MaxAttempts: alertAttempts}
 }
 
-// alertAttempts × River's back-off spans about a day.
-const alertAttempts = 20
+// alertAttempts × River's back-off (attempt⁴ seconds after each failure)
+// spans about a day: 13 waits add up to about 25 hours.
+const alertAttempts = 14
 
 // AlertWebhook is where alerts go.
 type AlertWebhook struct {
@@ -52,6 +54,8 @@ type AlertWebhook struct {
 	// the seed's page there.
 	ConsoleURL string
 	// Client sends the POSTs; a client with a 10 s timeout when nil.
+	// Redirects are never followed: SetAlertWebhook uses a copy that
+	// refuses them.
 	Client *http.Client
 }
 
@@ -59,9 +63,14 @@ type AlertWebhook struct {
 // jobs wait (retrying) for a process that has one. Call it before Start.
 func (q *Queue) SetAlertWebhook(w AlertWebhook) {
 	q.mustWire("SetAlertWebhook", false)
-	if w.Client == nil {
-		w.Client = &http.Client{Timeout: 10 * time.Second}
+	c := http.Client{Timeout: 10 * time.Second}
+	if w.Client != nil {
+		c = *w.Client
 	}
+	// A receiver must not send the signed alert on to where its answer
+	// points (another host, a loopback port): a 3xx is a failed delivery.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	w.Client = &c
 	q.mu.Lock()
 	q.alertHook = &w
 	q.mu.Unlock()
@@ -81,8 +90,12 @@ type seedAlertWorker struct {
 	q *Queue
 }
 
-// Work implements river.Worker: one POST; anything but a 2xx is an error,
-// and River tries again later.
+// maxLoggedLocation bounds the Location of a refused redirect in logs and
+// job errors: it is the receiver's to choose.
+const maxLoggedLocation = 256
+
+// Work implements river.Worker: one POST; anything but a 2xx (a redirect
+// too, never followed) is an error, and River tries again later.
 func (w *seedAlertWorker) Work(ctx context.Context, job *river.Job[SeedAlertArgs]) error {
 	w.q.mu.RLock()
 	hook := w.q.alertHook
@@ -115,12 +128,26 @@ func (w *seedAlertWorker) Work(ctx context.Context, job *river.Job[SeedAlertArgs
 	}
 	resp, err := hook.Client.Do(req)
 	if err != nil {
+		// The URL may carry a token (it is read like a secret): the error,
+		// kept with the job and shown in River UI, names only what failed.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			return fmt.Errorf("alert webhook: %s: %w", ue.Op, ue.Err)
+		}
 		return fmt.Errorf("alert webhook: %w", err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("alert webhook answered %d", resp.StatusCode)
+		attrs := []any{"event", "seed_alert_failed", "seed_id", c.SeedID, "job_id", job.ID, "attempt", job.Attempt, "status", resp.StatusCode}
+		err := fmt.Errorf("alert webhook answered %d", resp.StatusCode)
+		if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+			loc := seedengine.Truncate(resp.Header.Get("Location"), maxLoggedLocation)
+			attrs = append(attrs, "location", loc)
+			err = fmt.Errorf("alert webhook answered %d with Location %q, not followed", resp.StatusCode, loc)
+		}
+		w.q.log.Warn("alert not delivered", attrs...)
+		return err
 	}
 	w.q.log.Info("alert delivered", "event", "seed_alert_delivered", "seed_id", c.SeedID, "from", c.From, "to", c.To, "attempt", job.Attempt)
 	// Complete the job now rather than through River's completer, which

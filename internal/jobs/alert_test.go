@@ -8,12 +8,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
@@ -99,6 +104,109 @@ func TestSeedAlerts(t *testing.T) {
 		require.Equal(t, "https://seeds.example.org/console/seeds/media:sg:straitstimes.com::news", got[0]["link"])
 		require.NotEmpty(t, deliveries[0])
 	})
+}
+
+// A receiver that answers with a redirect does not get the alert sent on
+// to where it points (here another loopback port): the delivery fails, is
+// retried, and its log line names the Location. The same holds with a
+// client of the caller's, which is left as it was.
+func TestSeedAlertRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
+	for _, own := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default_client", true: "own_client"}[own], func(t *testing.T) {
+			t.Parallel()
+			sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+				var elsewhere atomic.Int64
+				target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					elsewhere.Add(1)
+				}))
+				t.Cleanup(target.Close)
+				// Long enough to be cut in the log.
+				location := target.URL + "/collect?" + strings.Repeat("x", 1000)
+				var posts atomic.Int64
+				recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					posts.Add(1)
+					http.Redirect(w, r, location, http.StatusTemporaryRedirect)
+				}))
+				t.Cleanup(recv.Close)
+
+				var logs syncBuffer
+				cfg := testConfig()
+				cfg.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+				tb := setup(t, db, cfg, nil)
+				var client *http.Client
+				if own {
+					client = &http.Client{Timeout: 5 * time.Second}
+				}
+				tb.q.SetAlertWebhook(jobs.AlertWebhook{URL: recv.URL, Client: client})
+				if own {
+					require.Nil(t, client.CheckRedirect, "the caller's client is not changed")
+				}
+				start(t, tb)
+
+				res, err := tb.q.Client().Insert(t.Context(), jobs.SeedAlertArgs{Change: seedengine.SeedHealthChange{
+					SeedID: "media:sg:straitstimes.com::news", From: seedengine.HealthHealthy, To: seedengine.HealthGone,
+					Reason: "nxdomain", At: time.Now().UTC(), CheckID: 1,
+				}}, nil)
+				require.NoError(t, err)
+
+				var job *rivertype.JobRow
+				require.Eventually(t, func() bool {
+					j, err := tb.q.Client().JobGet(t.Context(), res.Job.ID)
+					if err != nil {
+						return false
+					}
+					job = j
+					return job.State == rivertype.JobStateCompleted || len(job.Errors) > 0
+				}, 60*time.Second, 20*time.Millisecond, "the first attempt ends")
+				require.NotEqual(t, rivertype.JobStateCompleted, job.State, "a redirect is not a delivery")
+				require.Contains(t, job.Errors[0].Error, target.URL+"/collect?")
+
+				var failed map[string]any
+				for _, line := range strings.Split(logs.String(), "\n") {
+					var m map[string]any
+					if json.Unmarshal([]byte(line), &m) == nil && m["event"] == "seed_alert_failed" {
+						failed = m
+						break
+					}
+				}
+				require.NotNil(t, failed, "a failed delivery is logged: %s", logs.String())
+				require.Equal(t, "WARN", failed["level"])
+				require.Equal(t, float64(http.StatusTemporaryRedirect), failed["status"])
+				loc, _ := failed["location"].(string)
+				require.True(t, strings.HasPrefix(loc, target.URL+"/collect?xxx"), "the log names the Location: %q", loc)
+				require.LessOrEqual(t, len(loc), 256, "cut to a sane length")
+				require.Positive(t, posts.Load())
+				require.Zero(t, elsewhere.Load(), "the redirect's target got nothing")
+			})
+		})
+	}
+}
+
+// A webhook URL may carry a token: a failed delivery's error, kept with
+// the job and shown in River UI, does not name it.
+func TestSeedAlertErrorHidesTheURL(t *testing.T) {
+	t.Parallel()
+	db := sqlstoretest.OpenSQLite(t)
+	// A port nothing listens on: the connection is refused.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	tb := setup(t, db, testConfig(), nil)
+	tb.q.SetAlertWebhook(jobs.AlertWebhook{URL: "http://hook:tok3nSecret@" + addr + "/alerts?token=tok3nSecret"})
+	start(t, tb)
+	res, err := tb.q.Client().Insert(t.Context(), jobs.SeedAlertArgs{Change: seedengine.SeedHealthChange{
+		SeedID: "media:sg:straitstimes.com::news", From: seedengine.HealthHealthy, To: seedengine.HealthGone, At: time.Now().UTC(), CheckID: 1,
+	}}, nil)
+	require.NoError(t, err)
+	var job *rivertype.JobRow
+	require.Eventually(t, func() bool {
+		job, err = tb.q.Client().JobGet(t.Context(), res.Job.ID)
+		return err == nil && len(job.Errors) > 0
+	}, 60*time.Second, 20*time.Millisecond, "the first attempt fails")
+	require.Contains(t, job.Errors[0].Error, "refused")
+	require.NotContains(t, job.Errors[0].Error, "tok3nSecret")
 }
 
 // recordingChecker stands in for seedcheck.Service: each check records

@@ -145,8 +145,10 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
 	}
 	hs = [2]seedengine.SeedHealth{recorded, h}
+	// WARN is for an operator to look at: a seed that turned bad. A first
+	// check finding it healthy, or a recovery, is routine.
 	level := slog.LevelInfo
-	if recorded.State != h.State {
+	if recorded.State != h.State && h.State != seedengine.HealthHealthy && h.State != seedengine.HealthUnknown {
 		level = slog.LevelWarn
 	}
 	s.cfg.Logger.LogAttrs(ctx, level, "seed checked", slog.String("event", "seed_checked"),
@@ -162,7 +164,7 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 // domain, whose run records what it finds as a proposed version. Either
 // way a person applies it; an active seed is never changed by it. The
 // batch's params name the seed and the change. A seed no longer active or
-// suspended gets none.
+// suspended gets none. It logs at INFO: the change was logged at WARN.
 func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) error {
 	sd, err := s.store.FindSeedByID(ctx, c.SeedID)
 	if err != nil {
@@ -181,7 +183,7 @@ func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) erro
 		if err != nil {
 			return fmt.Errorf("seed drift: propose %s: %w", c.MovedTo, err)
 		}
-		s.cfg.Logger.Warn("proposed the moved seed's new entry", "event", "seed_drift_moved", "seed_id", c.SeedID,
+		s.cfg.Logger.Info("proposed the moved seed's new entry", "event", "seed_drift_moved", "seed_id", c.SeedID,
 			"moved_to", c.MovedTo, "proposed_version", out.ProposedVersion)
 		return nil
 	}
@@ -198,7 +200,7 @@ func (s *Service) Drift(ctx context.Context, c seedengine.SeedHealthChange) erro
 	} else if err != nil {
 		return fmt.Errorf("seed drift: %w", err)
 	}
-	s.cfg.Logger.Warn("queued a contract run for a drifting seed", "event", "seed_drift_contract", "seed_id", c.SeedID,
+	s.cfg.Logger.Info("queued a contract run for a drifting seed", "event", "seed_drift_contract", "seed_id", c.SeedID,
 		"from", string(c.From), "to", string(c.To), "batch_id", b.ID)
 	return nil
 }

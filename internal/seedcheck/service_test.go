@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -123,6 +124,71 @@ func (r *recordDrift) inTx(_ context.Context, _ *sql.Tx, c seedengine.SeedHealth
 		r.changes = append(r.changes, c)
 	}
 	return nil
+}
+
+// WARN is for what an operator should look at: a routine check (the
+// first that finds a seed healthy, a 304, one failure below its
+// threshold, a recovery) logs below it; a seed turning gone logs at it.
+func TestServiceLogsOnlyBadChangesAtWarn(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		const host = "steady-news.com.sg"
+		w, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress}}, 5*time.Second)
+		store := sqlstore.NewSeedService(db)
+		sd := createFeedSeed(t, store, host, true)
+		logs := &recordLevels{}
+		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{Logger: slog.New(logs)})
+		check := func(want seedengine.SeedHealthState) []slog.Level {
+			t.Helper()
+			c, hs, err := svc.Check(ctx, sd.SeedID, nil)
+			require.NoError(t, err)
+			require.Equal(t, want, hs[1].State, "%+v", c)
+			return logs.take()
+		}
+		routine := func(what string, levels []slog.Level) {
+			t.Helper()
+			require.NotEmpty(t, levels, "%s: the check is logged", what)
+			for _, l := range levels {
+				require.Less(t, l, slog.LevelWarn, "%s is routine", what)
+			}
+		}
+
+		routine("a first check of a healthy seed", check(seedengine.HealthHealthy))
+		routine("an unchanged feed (304)", check(seedengine.HealthHealthy))
+		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioNXDomain})
+		routine("one dead answer", check(seedengine.HealthHealthy))
+		require.Equal(t, []slog.Level{slog.LevelWarn}, check(seedengine.HealthGone), "the seed turned gone")
+		w.AddSite(simweb.Site{Host: host, Layout: simweb.LayoutWordPress})
+		routine("a recovery", check(seedengine.HealthHealthy))
+	})
+}
+
+// recordLevels is a slog.Handler that keeps the level of each record.
+type recordLevels struct {
+	mu     sync.Mutex
+	levels []slog.Level
+}
+
+func (r *recordLevels) Enabled(context.Context, slog.Level) bool { return true }
+
+func (r *recordLevels) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.levels = append(r.levels, rec.Level)
+	return nil
+}
+
+func (r *recordLevels) WithAttrs([]slog.Attr) slog.Handler { return r }
+
+func (r *recordLevels) WithGroup(string) slog.Handler { return r }
+
+func (r *recordLevels) take() []slog.Level {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := r.levels
+	r.levels = nil
+	return out
 }
 
 func TestCronPeriod(t *testing.T) {
