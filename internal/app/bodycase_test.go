@@ -191,10 +191,11 @@ func caseVariants(name string) []string {
 // names: a dataset keeps them as they are.
 var keptUnknown = map[string]bool{"note": true, "x_custom": true, "extra_top": true}
 
-// A member spelt otherwise than its field, or beside a member whose name
-// differs only in case, is refused with 422 naming it, at every depth of
-// every body route: encoding/json would fill the field from either
-// spelling while every other reader sees two members.
+// A member spelt otherwise than its field, beside a member whose name
+// differs only in case, or twice, is refused with 422 naming it, at every
+// depth of every body route: encoding/json would fill the field from
+// either spelling (or the last copy) while other readers see two members
+// (or take the first).
 func TestCaseVariantMembersAre422(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, sqlstoretest.OpenSQLite(t))
@@ -205,6 +206,11 @@ func TestCaseVariantMembersAre422(t *testing.T) {
 		for _, site := range sites(parseOrdered(t, []byte(rt.body)), "body") {
 			m := site.owner.members[site.index]
 			parent := site.loc[:len(site.loc)-len(m.name)]
+			// The member twice, spelt the same, at whatever depth.
+			sent := rootOf(t, rt.body, site, m.name, true)
+			p := s.do(t, request{Method: rt.method, Path: rt.path, Body: sent, Header: jsonCT}).Problem(t, http.StatusUnprocessableEntity, "invalid")
+			require.Equal(t, []string{site.loc}, httpapitest.Locations(p), "%s: %s", name, sent)
+			require.Contains(t, p.Detail, "duplicate", name)
 			for _, variant := range caseVariants(m.name) {
 				// Spelt otherwise, alone: refused where it is a field's
 				// name; an unknown member a dataset keeps may be spelt
@@ -219,8 +225,8 @@ func TestCaseVariantMembersAre422(t *testing.T) {
 					require.Contains(t, p.Detail, "case-sensitive", name)
 				}
 
-				// Beside the field, before or after it: which one a
-				// reader takes must not matter, so neither is taken.
+				// Beside the field: which one a reader takes must not
+				// matter, so neither is taken.
 				sent = rootOf(t, rt.body, site, variant, true)
 				p := s.do(t, request{Method: rt.method, Path: rt.path, Body: sent, Header: jsonCT}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 				require.Equal(t, []string{parent + variant}, httpapitest.Locations(p), "%s: %s", name, sent)
