@@ -35,13 +35,22 @@ type MetadataTotals struct {
 	// SeedsByHealth counts active and suspended seeds by health state
 	// (unknown: never checked).
 	SeedsByHealth map[string]int `json:"seeds_by_health"`
+	// ItemPartitions, Items and ItemFiles count the harvested items
+	// (issue 22) and their files.
+	ItemPartitions int `json:"item_partitions"`
+	Items          int `json:"items"`
+	ItemFiles      int `json:"item_files"`
 }
 
-// PartitionCounts are the counts of one partition.
+// PartitionCounts are the counts of one partition: its raw chunks, their
+// records and domains, and the items first seen that day with their
+// files (a partition with items but no chunk has only these).
 type PartitionCounts struct {
-	Chunks  int `json:"chunks"`
-	Records int `json:"records"`
-	Domains int `json:"domains"`
+	Chunks    int `json:"chunks"`
+	Records   int `json:"records"`
+	Domains   int `json:"domains"`
+	Items     int `json:"items,omitempty"`
+	ItemFiles int `json:"item_files,omitempty"`
 }
 
 // MetadataSync is one sync that reached the remote.

@@ -44,11 +44,16 @@ type SeedCheck struct {
 	Status   int    `json:"status"`
 	FinalURL string `json:"final_url,omitempty"`
 	// MovedTo is where permanent redirects (301, 308 only) led, when that
-	// differs from the entry URL.
-	MovedTo     string `json:"moved_to,omitempty"`
-	NotModified bool   `json:"not_modified,omitempty"`
-	Bytes       int64  `json:"bytes"`
-	LatencyMS   int64  `json:"latency_ms"`
+	// differs from the entry URL by more than its spelling.
+	MovedTo string `json:"moved_to,omitempty"`
+	// CanonicalURL is where permanent redirects led when they only
+	// respell the entry (http to https, "www." added or dropped, a
+	// trailing slash): the seed stays healthy, raises no alert, and its
+	// contract gets the spelling through a quiet proposal.
+	CanonicalURL string `json:"canonical_url,omitempty"`
+	NotModified  bool   `json:"not_modified,omitempty"`
+	Bytes        int64  `json:"bytes"`
+	LatencyMS    int64  `json:"latency_ms"`
 	// Items is the number of feed items or sitemap URLs; Newest the newest
 	// item date among them; NewItems how many are newer than the newest
 	// item of the previous check. A 304 carries the previous figures over
@@ -69,6 +74,23 @@ type SeedCheck struct {
 	// ETag and LastModified are the validators the next check sends.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+	// Harvested counts the entry's items this check recorded as items
+	// (article URLs not seen before within the dedupe window; only an
+	// active seed's checks harvest).
+	Harvested int `json:"harvested"`
+	// Unseen counts the entry's items the seed's previous read did not
+	// list: new to this entry, whether or not another seed recorded them
+	// first. The pace goes by it.
+	Unseen int `json:"unseen"`
+	// PossibleGap is set when a read after the seed's first found every
+	// item of its entry new: items may have scrolled out of the entry
+	// since the last read, unseen. The pace tightens.
+	PossibleGap bool `json:"possible_gap,omitempty"`
+	// ArrivalsPerHour is the seed's pace estimate after this check: new
+	// items an hour.
+	ArrivalsPerHour float64 `json:"arrivals_per_hour,omitempty"`
+	// IntervalSeconds is the time to the next check this one chose.
+	IntervalSeconds float64 `json:"interval_s,omitempty"`
 }
 
 // SeedHealthState is a seed's health.

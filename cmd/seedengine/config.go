@@ -58,6 +58,11 @@ type Config struct {
 	SeedCheckMinInterval time.Duration
 	SeedCheckMaxInterval time.Duration
 	SeedCheckRetention   time.Duration
+	HarvestMinInterval   time.Duration
+	HarvestDedupeWindow  time.Duration
+	ItemFlushInterval    time.Duration
+	ItemFileAge          time.Duration
+	ItemFileMaxItems     int
 	AlertWebhookURL      string
 	AlertWebhookSecret   string
 	PublicURL            string
@@ -168,7 +173,7 @@ var settings = []setting{
 		fs.IntVar(&c.DomainWorkers, n, 1500, u)
 	}},
 	{name: "seed-check-interval", usage: "how often the checks of active and suspended seeds that are due are queued; 0s turns seed checks off", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
-		fs.DurationVar(&c.SeedCheckInterval, n, time.Minute, u)
+		fs.DurationVar(&c.SeedCheckInterval, n, 15*time.Second, u)
 	}},
 	{name: "seed-check-workers", usage: "concurrent seed checks (each one request, within the per-host politeness)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.SeedCheckWorkers, n, 50, u)
@@ -181,6 +186,21 @@ var settings = []setting{
 	}},
 	{name: "seed-check-retention", usage: "how long seed checks are kept", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.SeedCheckRetention, n, 90*24*time.Hour, u)
+	}},
+	{name: "harvest-min-interval", usage: "shortest time between two reads of an active feed or sitemap seed, whose pace follows its publisher's (docs/harvest.md); the longest is --seed-check-max-interval", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.HarvestMinInterval, n, 5*time.Minute, u)
+	}},
+	{name: "harvest-dedupe-window", usage: "an article URL is an item once; listed again after this long unseen, it is an item again", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.HarvestDedupeWindow, n, 30*24*time.Hour, u)
+	}},
+	{name: "item-flush-interval", usage: "how often harvested items that are due are written to their files; 0s turns it off", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.ItemFlushInterval, n, time.Minute, u)
+	}},
+	{name: "item-file-age", usage: "longest an item waits for its file (a partition's items are written when the oldest waiting is older)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.ItemFileAge, n, 15*time.Minute, u)
+	}},
+	{name: "item-file-max-items", usage: "most items in one item file", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.ItemFileMaxItems, n, 50_000, u)
 	}},
 	func() setting {
 		s := stringSetting("alert-webhook-url", "", "URL that receives one JSON POST per seed health change (retried for about a day); empty: no alerts", groupQueue, func(c *Config) *string { return &c.AlertWebhookURL })
@@ -457,6 +477,21 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.SeedCheckRetention < 24*time.Hour {
 			return fmt.Errorf("--seed-check-retention: %v must be at least 24h", c.SeedCheckRetention)
+		}
+		if c.HarvestMinInterval < time.Second || c.HarvestMinInterval > c.SeedCheckMaxInterval {
+			return fmt.Errorf("--harvest-min-interval: %v must be from 1s to --seed-check-max-interval (%v)", c.HarvestMinInterval, c.SeedCheckMaxInterval)
+		}
+		if c.HarvestDedupeWindow < time.Hour {
+			return fmt.Errorf("--harvest-dedupe-window: %v must be at least 1h", c.HarvestDedupeWindow)
+		}
+		if c.ItemFlushInterval != 0 && (c.ItemFlushInterval < time.Second || c.ItemFlushInterval > time.Hour) {
+			return fmt.Errorf("--item-flush-interval: %v must be 0s (off) or from 1s to 1h", c.ItemFlushInterval)
+		}
+		if c.ItemFileAge < time.Second || c.ItemFileAge > 24*time.Hour {
+			return fmt.Errorf("--item-file-age: %v must be from 1s to 24h", c.ItemFileAge)
+		}
+		if c.ItemFileMaxItems < 1 || c.ItemFileMaxItems > 1_000_000 {
+			return fmt.Errorf("--item-file-max-items: %d must be from 1 to 1000000", c.ItemFileMaxItems)
 		}
 		for _, u := range []struct{ name, v string }{{"alert-webhook-url", c.AlertWebhookURL}, {"public-url", c.PublicURL}} {
 			if u.v == "" {

@@ -91,15 +91,15 @@ func TestIsLoopbackAddr(t *testing.T) {
 	}
 }
 
-// TestREADMEDocumentsEverySetting keeps the README's configuration table
-// true to the flags.
-func TestREADMEDocumentsEverySetting(t *testing.T) {
+// TestConfigurationDocumentsEverySetting keeps the table of
+// docs/configuration.md true to the flags.
+func TestConfigurationDocumentsEverySetting(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/configuration.md")
 	require.NoError(t, err)
 	for _, s := range settings {
-		require.Contains(t, string(readme), "`--"+s.name+"`", "README.md must document --%s", s.name)
-		require.Contains(t, string(readme), envName(s.name), "README.md must document %s", envName(s.name))
+		require.Contains(t, string(readme), "`--"+s.name+"`", "docs/configuration.md must document --%s", s.name)
+		require.Contains(t, string(readme), envName(s.name), "docs/configuration.md must document %s", envName(s.name))
 	}
 }
 

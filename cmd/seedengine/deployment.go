@@ -100,6 +100,8 @@ var sharedSettings = []sharedSetting{
 	{"contract-max-requests", "it bounds each contract run's search",
 		func(c *Config) (string, error) { return strconv.Itoa(c.ContractMaxRequests), nil }},
 	{"contract-deadline", "", func(c *Config) (string, error) { return c.ContractDeadline.String(), nil }},
+	{"harvest-dedupe-window", "it decides which article URLs every process records as new items",
+		func(c *Config) (string, error) { return c.HarvestDedupeWindow.String(), nil }},
 	{"alert-webhook-url", "the health changes any process records are alerted there",
 		func(c *Config) (string, error) { return c.AlertWebhookURL, nil }},
 	{"alert-webhook-secret", "", func(c *Config) (string, error) { return c.AlertWebhookSecret, nil }},

@@ -23,6 +23,7 @@ import (
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/discover"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/harvest"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
@@ -130,8 +131,15 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		},
 		SeedChecks: seedcheck.Config{
 			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval, Retention: c.SeedCheckRetention,
+			// A read is due at most a round late: the pace asks half a round
+			// early, on average right.
+			Pace: harvest.PaceConfig{Min: c.HarvestMinInterval, Max: c.SeedCheckMaxInterval, Lag: c.SeedCheckInterval / 2},
 		},
 		SeedCheckInterval: c.SeedCheckInterval,
+		Items: harvest.FlushConfig{
+			Age: c.ItemFileAge, MaxItems: c.ItemFileMaxItems, Window: c.HarvestDedupeWindow,
+		},
+		ItemFlushInterval: c.ItemFlushInterval,
 		MetadataDebounce:  c.MetadataSyncDebounce,
 		MetadataInterval:  c.MetadataSyncInterval,
 		Version:           version(),

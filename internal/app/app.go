@@ -18,6 +18,7 @@ import (
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
 	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/harvest"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/liveness"
@@ -61,6 +62,11 @@ type Config struct {
 	// Alerts, when set, receives seed health changes.
 	Alerts *jobs.AlertWebhook
 
+	// Items configures the item files the harvest writes; they are
+	// written every ItemFlushInterval (0: not scheduled).
+	Items             harvest.FlushConfig
+	ItemFlushInterval time.Duration
+
 	// MetadataSyncer pushes the metadata snapshot to git; nil: no sync,
 	// so no schedule and no sync after research batches.
 	MetadataSyncer   *metasync.Syncer
@@ -86,8 +92,11 @@ type App struct {
 	Seeds    *sqlstore.SeedService
 	// SeedChecks checks active seeds; nil without Config.SeedCheck.
 	SeedChecks *seedcheck.Service
-	Metadata   *metasync.Service
-	Queue      *jobs.Queue
+	// Items are the harvested items; ItemFiles writes their files.
+	Items     *sqlstore.ItemService
+	ItemFiles *harvest.Flusher
+	Metadata  *metasync.Service
+	Queue     *jobs.Queue
 }
 
 // New builds the services and the queue, declaring every batch kind with
@@ -121,6 +130,7 @@ func New(cfg Config) (*App, error) {
 	a.Research = research.New(w, a.Domains, index, classifier, log)
 	a.Liveness = sqlstore.NewLivenessService(db)
 	a.Seeds = sqlstore.NewSeedService(db)
+	a.Items = sqlstore.NewItemService(db)
 
 	qc := cfg.Queue
 	if qc.Logger == nil {
@@ -183,6 +193,12 @@ func New(cfg Config) (*App, error) {
 		// Health changes queue their alert as they are recorded.
 		q.SetAlertWebhook(*cfg.Alerts)
 	}
+	ic := cfg.Items
+	if ic.Logger == nil {
+		ic.Logger = log
+	}
+	a.ItemFiles = harvest.NewFlusher(a.Items, blobs, ic)
+	q.RegisterItemFlush(a.ItemFiles, cfg.ItemFlushInterval)
 
 	a.Metadata = metasync.NewService(q.MetadataTasks(sqlstore.NewMetadataService(db)), cfg.MetadataSyncer, cfg.Version, cfg.MetadataDebounce, log)
 	every := cfg.MetadataInterval
@@ -214,6 +230,7 @@ func (a *App) Deps() httpapi.Deps {
 		Liveness:   a.Liveness,
 		Seeds:      a.Seeds,
 		SeedChecks: a.Seeds,
+		Items:      a.Items,
 		// A check asked for through the API runs on any working process;
 		// the job's worker is registered everywhere.
 		SeedCheckQueue: a.Queue,

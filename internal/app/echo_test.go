@@ -105,7 +105,7 @@ func echoNeedles() []string {
 // {seedId} is replaced per case by a seed made for the case.
 var echoPathSamples = map[string]string{
 	"batchId": "01JBATCHDOESNOTEXIST000000",
-	"country": "sg", "category": "news", "date": "2026-01-28", "chunk": "raw_0001",
+	"country": "sg", "category": "news", "date": "2026-01-28", "chunk": "raw_0001", "file": "items_0001",
 	"seedId":   "gov:sg:mom.gov.sg::news",
 	"domainId": "gov:sg:mom.gov.sg",
 	"id":       "999999", // a dead letter's job id

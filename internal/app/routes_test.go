@@ -60,7 +60,7 @@ func samplePath(tmpl string) string {
 		"{batchId}", "01JBATCHDOESNOTEXIST000000",
 		"{country}", "sg", "{category}", "news", "{date}", "2026-01-28", "{chunk}", "raw_0001",
 		"{seedId}", url.PathEscape("gov:sg:mom.gov.sg::news"), "{domainId}", url.PathEscape("gov:sg:mom.gov.sg"),
-		"{id}", "1", "{keyId}", "1",
+		"{id}", "1", "{keyId}", "1", "{file}", "items_0001",
 	)
 	return r.Replace(tmpl)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
+	"github.com/seedengine/seedengine/internal/harvest"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/jobs"
@@ -25,6 +26,7 @@ import (
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
 	"github.com/seedengine/seedengine/internal/research"
+	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -42,6 +44,9 @@ type stack struct {
 	seeds    *sqlstore.SeedService
 	metadata *metasync.Service
 	queue    *jobs.Queue
+	// items are the harvested items; itemFiles writes their files.
+	items     *sqlstore.ItemService
+	itemFiles *harvest.Flusher
 }
 
 // stackOption changes how newStack wires the services.
@@ -55,7 +60,20 @@ type stackConfig struct {
 	contract   contract.Runner
 	collect    orchestrate.Fetcher // fetches for the orchestration's domain collector
 	metadata   *metadataOpts
+	harvest    *harvestOpts
 }
+
+// harvestOpts wires seed checks, and with them the harvest, through a
+// fetcher (the simulated web's client).
+type harvestOpts struct {
+	fetch    seedcheck.Fetcher
+	checks   seedcheck.Config
+	interval time.Duration
+	items    harvest.FlushConfig
+}
+
+// withHarvest checks active seeds, harvesting their items.
+func withHarvest(h harvestOpts) stackOption { return func(c *stackConfig) { c.harvest = &h } }
 
 // metadataOpts wires the metadata service: a git remote (none: no sync),
 // the schedule and the debounce of batch-completed syncs.
@@ -98,6 +116,9 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 		DB: db, Blobs: blobs, Queue: cfg.jobs, Version: "test",
 		Prober: cfg.prober, Contract: cfg.contract, Collect: cfg.collect, WrapResearchWriter: cfg.wrap,
 	}
+	if h := cfg.harvest; h != nil {
+		ac.SeedCheck, ac.SeedChecks, ac.SeedCheckInterval, ac.Items = h.fetch, h.checks, h.interval, h.items
+	}
 	if m := cfg.metadata; m != nil {
 		if m.gitURL != "" {
 			ac.MetadataSyncer, err = metasync.NewSyncer(metasync.GitConfig{URL: m.gitURL, WorkDir: m.workDir}, nil)
@@ -108,7 +129,7 @@ func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
 	a, err := app.New(ac)
 	require.NoError(t, err)
 	s := &stack{db: db, blobs: blobs, batchSvc: a.Batches, datasets: a.Datasets, domains: a.Domains, research: a.Research,
-		liveness: a.Liveness, seeds: a.Seeds, queue: a.Queue}
+		liveness: a.Liveness, seeds: a.Seeds, queue: a.Queue, items: a.Items, itemFiles: a.ItemFiles}
 	if cfg.metadata != nil {
 		s.metadata = a.Metadata
 	}

@@ -360,7 +360,9 @@ func TestSeedPageEscapesEvidence(t *testing.T) {
 	// Once checked, the page shows the seed's health.
 	at := time.Date(2026, 11, 26, 2, 0, 0, 0, time.UTC)
 	c := seedengine.SeedCheck{SeedID: "gov:sg:mom.gov.sg::news", CheckedAt: at, Outcome: seedengine.CheckGone, Reason: "http_404"}
-	_, err := e.seeds.RecordSeedCheck(t.Context(), &c, seedengine.SeedHealth{State: seedengine.HealthGone, Reason: "http_404", LastCheckAt: &at}, at.Add(time.Hour), nil)
+	gone := seedengine.SeedHealth{State: seedengine.HealthGone, Reason: "http_404", LastCheckAt: &at}
+	_, _, err := e.seeds.RecordSeedCheck(t.Context(), &c, nil, false,
+		func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) { return gone, at.Add(time.Hour) }, nil)
 	require.NoError(t, err)
 	p = b.get("/console/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news"))
 	require.Contains(t, p.body, `<span class="health health-gone">gone</span> · http_404 · last checked 2026-11-26 02:00 UTC`)

@@ -32,14 +32,15 @@ var earliestItemTime = time.Date(1995, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Info is what parsing a fetched feed body found.
 type Info struct {
-	Format  string    // FormatRSS (RSS 0.9x, 1.0/RDF, 2.0), FormatAtom or FormatJSONFeed
-	Version string    // gofeed's FeedVersion ("2.0", "1.0", "0.91" …); for JSON Feed the number only ("1.1", not gofeed's URL)
-	Title   string    // whitespace-trimmed feed title
-	Link    string    // the feed's site link, as the feed states it
-	Items   int       // number of items or entries
-	Newest  time.Time // newest usable item time (UTC); zero when none
-	Oldest  time.Time // oldest usable item time (UTC); zero when none
-	Dated   int       // items with a usable time
+	Format   string    // FormatRSS (RSS 0.9x, 1.0/RDF, 2.0), FormatAtom or FormatJSONFeed
+	Version  string    // gofeed's FeedVersion ("2.0", "1.0", "0.91" …); for JSON Feed the number only ("1.1", not gofeed's URL)
+	Title    string    // whitespace-trimmed feed title
+	Language string    // the feed's language (RSS language, Atom xml:lang, JSON Feed language), as it states it
+	Link     string    // the feed's site link, as the feed states it
+	Items    int       // number of items or entries
+	Newest   time.Time // newest usable item time (UTC); zero when none
+	Oldest   time.Time // oldest usable item time (UTC); zero when none
+	Dated    int       // items with a usable time
 	// Latest are the newest items (at most MaxLatest), newest first;
 	// undated items follow the dated ones in document order.
 	Latest []Item
@@ -81,27 +82,48 @@ func Parse(body []byte) (Info, error) {
 // an error wrapping [ErrNotFeed]. A body that is detected as a feed but fails
 // to parse returns gofeed's parse error, wrapped.
 func ParseAt(body []byte, now time.Time) (info Info, err error) {
+	info, _, err = parse(body, now, false)
+	return info, err
+}
+
+// Entry is one item of a feed, as a harvest records it.
+type Entry struct {
+	Link  string
+	Title string
+	// Published is the item's usable time (UTC); zero when it has none
+	// (or one before 1995 or beyond FutureSkew).
+	Published  time.Time
+	Categories []string
+}
+
+// ParseEntries is [ParseAt] that also returns every item of the feed, in
+// document order.
+func ParseEntries(body []byte, now time.Time) (Info, []Entry, error) {
+	return parse(body, now, true)
+}
+
+func parse(body []byte, now time.Time, collect bool) (info Info, entries []Entry, err error) {
 	kind := gofeed.DetectFeedType(bytes.NewReader(body))
 	switch kind {
 	case gofeed.FeedTypeUnknown:
-		return Info{}, fmt.Errorf("%w: no rss, rdf, feed or json feed root", ErrNotFeed)
+		return Info{}, nil, fmt.Errorf("%w: no rss, rdf, feed or json feed root", ErrNotFeed)
 	case gofeed.FeedTypeJSON:
 		var probe struct {
 			Version any `json:"version"`
 		}
 		b := bytes.TrimPrefix(bytes.TrimSpace(body), []byte("\xEF\xBB\xBF"))
 		if json.Unmarshal(b, &probe) != nil {
-			return Info{}, fmt.Errorf("%w: json is not an object", ErrNotFeed)
+			return Info{}, nil, fmt.Errorf("%w: json is not an object", ErrNotFeed)
 		}
 		if v, _ := probe.Version.(string); !strings.Contains(v, "jsonfeed.org/version") {
-			return Info{}, fmt.Errorf("%w: json without a jsonfeed.org version", ErrNotFeed)
+			return Info{}, nil, fmt.Errorf("%w: json without a jsonfeed.org version", ErrNotFeed)
 		}
 	}
 	// gofeed is third-party code fed untrusted input; a panic there must not
 	// take the worker down.
 	defer func() {
 		if r := recover(); r != nil {
-			info, err = Info{}, fmt.Errorf("parse feed: gofeed panic: %v", r)
+			info, entries, err = Info{}, nil, fmt.Errorf("parse feed: gofeed panic: %v", r)
 		}
 	}()
 	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
@@ -115,13 +137,14 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 		}
 	}
 	if err != nil {
-		return Info{}, fmt.Errorf("parse feed: %w", err)
+		return Info{}, nil, fmt.Errorf("parse feed: %w", err)
 	}
 	info = Info{
-		Version: strings.TrimPrefix(strings.TrimPrefix(f.FeedVersion, "https://jsonfeed.org/version/"), "http://jsonfeed.org/version/"),
-		Title:   strings.TrimSpace(f.Title),
-		Link:    strings.TrimSpace(f.Link),
-		Items:   len(f.Items),
+		Version:  strings.TrimPrefix(strings.TrimPrefix(f.FeedVersion, "https://jsonfeed.org/version/"), "http://jsonfeed.org/version/"),
+		Title:    strings.TrimSpace(f.Title),
+		Link:     strings.TrimSpace(f.Link),
+		Items:    len(f.Items),
+		Language: strings.TrimSpace(f.Language),
 	}
 	switch f.FeedType {
 	case "atom":
@@ -142,6 +165,16 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 			t = it.UpdatedParsed
 		}
 		item := Item{Title: cleanText(it.Title), Link: strings.TrimSpace(it.Link)}
+		if collect {
+			e := Entry{Link: item.Link, Title: item.Title, Categories: it.Categories}
+			if e.Link == "" && len(it.Links) > 0 {
+				e.Link = strings.TrimSpace(it.Links[0])
+			}
+			if t != nil && !t.Before(earliestItemTime) && !t.After(limit) {
+				e.Published = t.UTC()
+			}
+			entries = append(entries, e)
+		}
 		if t == nil || t.Before(earliestItemTime) || t.After(limit) {
 			if len(undated) < MaxLatest {
 				undated = append(undated, item)
@@ -165,7 +198,7 @@ func ParseAt(body []byte, now time.Time) (info Info, err error) {
 			info.Latest = append(info.Latest, it)
 		}
 	}
-	return info, nil
+	return info, entries, nil
 }
 
 // insertLatest keeps the MaxLatest newest dated items, newest first.

@@ -84,7 +84,7 @@ func TestParse(t *testing.T) {
 			name: "rss declaring the sitemap namespace is a feed",
 			body: readTestdata(t, "news-crawl/feed-with-sitemap-namespace.xml"),
 			want: feed.Info{
-				Format: feed.FormatRSS, Version: "2.0", Title: "Lorem Ipsum Feed", Link: "https://example.com/", Items: 2,
+				Format: feed.FormatRSS, Version: "2.0", Title: "Lorem Ipsum Feed", Link: "https://example.com/", Language: "en-us", Items: 2,
 				Newest: time.Date(2025, 1, 24, 20, 32, 41, 0, time.UTC), Oldest: time.Date(2025, 1, 24, 19, 33, 17, 0, time.UTC), Dated: 2,
 			},
 		},

@@ -33,6 +33,7 @@ var tagDescriptions = map[string]string{
 	"research": "Research: lists of URLs for a partition become classified, de-duplicated domain records, stored as a dataset chunk.",
 	"domains":  "Domains found by research, with the partitions they appeared in and their latest liveness.",
 	"seeds":    "Seeds: per-domain retrieval contracts, created as drafts, promoted to active by a person, then suspended, reactivated or archived.",
+	"items":    "Items: every new article URL the active seeds' entries list, recorded once, followed by cursor, exported as NDJSON and stored as immutable files per partition (country, category, day first seen).",
 	"keys":     "API keys and their scopes.",
 }
 

@@ -141,6 +141,13 @@ func (s *Server) routeTable() []*route {
 		apiRoute(post, "/api/v1/seeds/{seedId}/archive", admin, "archive-seed", "Archive a seed, for good", 0, handleSeed(s.handleSeedAction(seedengine.SeedArchive))),
 		apiRoute(post, "/api/v1/seeds/orchestrate", write, "orchestrate-seeds", "Queue seed collection for a partition's raw files", http.StatusAccepted, handle(s.handleOrchestrate)),
 
+		// Items: what the harvest of active seeds recorded.
+		apiRoute(get, "/api/v1/items", read, "list-items", "List harvested items after a cursor, in first-seen order", 0, handle(s.handleItemList)),
+		apiRoute(get, "/api/v1/items/export", read, "export-items", "Stream harvested items as NDJSON: a partition, a seed, a cursor range", 0, s.registerItemExport),
+		apiRoute(get, "/api/v1/items/partitions", read, "list-item-partitions", "List item partitions with item, file and byte counts", 0, handle(s.handleItemPartitions)),
+		apiRoute(get, "/api/v1/items/{country}/{category}/{date}", read, "list-item-files", "List the item files of a partition", 0, handle(s.handleItemFiles)),
+		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/{file}", read, "get-item-file", "Download one item file as stored (NDJSON)", 0, s.registerItemFileGet),
+
 		// API keys.
 		apiRoute(get, "/api/v1/keys", admin, "list-keys", "List API keys, revoked ones included", 0, handle(s.handleKeyList)),
 		apiRoute(post, "/api/v1/keys", admin, "create-key", "Create an API key; its token is shown only in this response", http.StatusCreated, handle(s.handleKeyCreate)),

@@ -102,7 +102,8 @@ type seedCheck struct {
 	Outcome      string     `json:"outcome" enum:"ok,moved,gone,blocked,disallowed,failed" doc:"ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else."`
 	Status       int        `json:"status" doc:"Final HTTP status; 0 without an HTTP answer."`
 	FinalURL     string     `json:"final_url,omitempty"`
-	MovedTo      string     `json:"moved_to,omitempty" doc:"Where permanent redirects led, when not the entry itself."`
+	MovedTo      string     `json:"moved_to,omitempty" doc:"Where permanent redirects led, when that is more than a respelling of the entry."`
+	CanonicalURL string     `json:"canonical_url,omitempty" doc:"Where permanent redirects led when they only respell the entry (http to https, www. added or dropped, a trailing slash): the seed stays healthy and gets the spelling as a quiet proposed version."`
 	NotModified  bool       `json:"not_modified,omitempty" doc:"The entry answered 304 to the last check's validators."`
 	Bytes        int64      `json:"bytes"`
 	LatencyMS    int64      `json:"latency_ms"`
@@ -114,6 +115,11 @@ type seedCheck struct {
 	Reason       string     `json:"reason,omitempty" doc:"Why the check failed: a fetch reason (nxdomain, timeout, …), http_NNN, challenge, not_a_feed, not_a_sitemap." example:"http_404"`
 	ETag         string     `json:"etag,omitempty"`
 	LastModified string     `json:"last_modified,omitempty"`
+	Harvested    int        `json:"harvested" doc:"Items this read recorded: article URLs not seen before within the dedupe window (active seeds only)."`
+	Unseen       int        `json:"unseen" doc:"Items of the entry its previous read did not list, whoever recorded them first: what the pace goes by."`
+	PossibleGap  bool       `json:"possible_gap,omitempty" doc:"A read after the first found every item of the entry new: items may have scrolled out unseen since the last read. The pace tightens."`
+	ArrivalsPer  float64    `json:"arrivals_per_hour,omitempty" doc:"The pace's estimate of new items an hour after this read."`
+	IntervalS    float64    `json:"interval_s,omitempty" doc:"Seconds to the next read this one chose (the pace)."`
 }
 
 type seedContract struct {

@@ -134,6 +134,8 @@ type Deps struct {
 	// check now (nil: the route answers 503).
 	SeedChecks     seedengine.SeedCheckService
 	SeedCheckQueue seedengine.SeedCheckEnqueuer
+	// Items reads the harvested items (nil: the item routes answer 503).
+	Items seedengine.ItemService
 	// Objects reads seeds' contract evidence from the object store.
 	Objects seedengine.ObjectStore
 	// Console serves the operator console under /console/

@@ -226,6 +226,8 @@ type Queue struct {
 	lastPrune      atomic.Int64 // unix ns of the last pruning of old seed checks
 	alertHook      *AlertWebhook
 	drift          DriftFunc
+	itemFlusher    ItemFlusher
+	lastItemPrune  atomic.Int64 // unix ns of the last pruning of the dedupe window
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -269,6 +271,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	addWorker(q, workers, &seedCheckScheduleWorker{q: q})
 	addWorker(q, workers, &seedAlertWorker{q: q})
 	addWorker(q, workers, &seedDriftWorker{q: q})
+	addWorker(q, workers, &itemFlushWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,
@@ -284,6 +287,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 			QueueMetadata:      {MaxWorkers: 1},
 			QueueSeedChecks:    {MaxWorkers: cfg.SeedCheckWorkers},
 			QueueAlerts:        {MaxWorkers: 4},
+			QueueItems:         {MaxWorkers: 1},
 		},
 		RescueStuckJobsAfter: cfg.RescueStuckJobsAfter,
 		Workers:              workers,

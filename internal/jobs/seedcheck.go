@@ -78,9 +78,9 @@ const maxDuePerRound = 5000
 
 // RegisterSeedChecks makes c run the seed check jobs and, when every is
 // above zero, queues the due checks every that often (on the leader
-// process only), spread over that interval so that a batch of due seeds
-// (a first start, a long stop) does not fire at once. Call it before
-// Start.
+// process only): at once, or spread over that interval when there are
+// more than the workers can take, so that a batch of due seeds (a first
+// start, a long stop) does not fire at once. Call it before Start.
 func (q *Queue) RegisterSeedChecks(c SeedChecker, every time.Duration) {
 	q.mustWire("RegisterSeedChecks", c == nil)
 	q.mu.Lock()
@@ -174,11 +174,16 @@ func (w *seedCheckScheduleWorker) Work(ctx context.Context, job *river.Job[SeedC
 	if len(due) == 0 {
 		return nil
 	}
+	// Due seeds are checked now: a harvest's pace (internal/harvest) is
+	// kept to within a round. More than the workers can take at once (a
+	// first start, a long stop) are spread over the round instead, so
+	// they do not all fire together.
+	backlog := len(due) > w.q.cfg.SeedCheckWorkers
 	now := time.Now()
 	params := make([]river.InsertManyParams, 0, len(due))
 	for _, id := range due {
 		opts := SeedCheckArgs{}.InsertOpts()
-		if every > 0 {
+		if backlog && every > 0 {
 			opts.ScheduledAt = now.Add(spread(id, every))
 		}
 		params = append(params, river.InsertManyParams{Args: SeedCheckArgs{SeedID: id}, InsertOpts: &opts})

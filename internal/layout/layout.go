@@ -1,6 +1,6 @@
 // Package layout is the storage layout of DESIGN §5 in one file: it builds
 // and parses every object key (raw chunks and their checkpoints, prod
-// domain files, liveness results, contract evidence), validating each
+// domain files, liveness results, contract evidence, item files), validating each
 // component before it reaches a path. It imports only the root package,
 // so services name objects with it and store them through
 // seedengine.ObjectStore without depending on a store.
@@ -24,6 +24,7 @@ const (
 	ProdRoot      = "prod/"
 	LivenessRoot  = "prod/liveness/"
 	ContractsRoot = "prod/contracts/"
+	ItemsRoot     = "items/"
 )
 
 // SuccessSuffix marks a checkpoint: an empty object written after the object
@@ -69,11 +70,13 @@ const (
 	KindLiveness         KeyKind = "liveness"
 	KindLivenessChunk    KeyKind = "liveness_chunk"
 	KindContractEvidence KeyKind = "contract_evidence"
+	KindItemFile         KeyKind = "item_file"
 )
 
 // Key is a parsed object key. Only the fields of its Kind are set: Partition
-// for raw and prod domain keys (Country and Date only for liveness), Chunk for
-// raw chunks and checkpoints, Domain and File for prod domain files, Domain
+// for raw, item and prod domain keys (Country and Date only for liveness),
+// Chunk for raw chunks and checkpoints and for item files (the file's
+// number), Domain and File for prod domain files, Domain
 // Time and RunID for contract evidence (RunID is empty in keys written
 // before run ids, {time}.json), BatchID for liveness results (and Chunk,
 // the 0-based chunk index, for a liveness chunk's part).
@@ -97,6 +100,7 @@ var prodDomainFiles = map[string]bool{
 
 const (
 	chunkExt     = ".json"
+	itemsExt     = ".jsonl"
 	livenessExt  = ".jsonl"
 	contractExt  = ".json"
 	maxBatchID   = 64
@@ -146,6 +150,43 @@ func ProdPartitionPrefix(p seedengine.Partition) (string, error) {
 		return "", err
 	}
 	return ProdRoot + hivePath(p), nil
+}
+
+// ItemFileName is the name of item file n of a partition: items_0001.
+func ItemFileName(n int) (string, error) {
+	if n < 1 || n > 99_999_999 {
+		return "", seedengine.FieldErrorf("file", "file must be between 1 and 99999999")
+	}
+	return fmt.Sprintf("items_%04d", n), nil
+}
+
+// ParseItemFileName parses items_NNNN (4 to 8 digits, from 0001).
+func ParseItemFileName(name string) (int, error) {
+	digits, ok := strings.CutPrefix(name, "items_")
+	if !ok || len(digits) < 4 || len(digits) > 8 {
+		return 0, seedengine.FieldErrorf("file", "file must be a file name like items_0001")
+	}
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || strings.TrimLeft(digits, "0123456789") != "" {
+		return 0, seedengine.FieldErrorf("file", "file must be a file name like items_0001")
+	}
+	if want, _ := ItemFileName(n); want != name {
+		return 0, seedengine.FieldErrorf("file", "file must be a file name like items_0001")
+	}
+	return n, nil
+}
+
+// ItemFileKey returns the key of item file n of partition p:
+// items/country=…/category=…/date=…/items_NNNN.jsonl.
+func ItemFileKey(p seedengine.Partition, n int) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	name, err := ItemFileName(n)
+	if err != nil {
+		return "", err
+	}
+	return ItemsRoot + hivePath(p) + name + itemsExt, nil
 }
 
 // ChunkName is seedengine.ChunkName, kept here beside the keys it names.
@@ -335,6 +376,8 @@ func parseKey(key string) (Key, bool) {
 	switch {
 	case parts[0] == "raw" && len(parts) == 5:
 		return parseRaw(parts[1:])
+	case parts[0] == "items" && len(parts) == 5:
+		return parseItems(parts[1:])
 	case parts[0] != "prod" || len(parts) < 2:
 		return Key{}, false
 	case parts[1] == "liveness" && len(parts) == 5:
@@ -345,6 +388,23 @@ func parseKey(key string) (Key, bool) {
 		return parseProdDomainFile(parts[1:])
 	}
 	return Key{}, false
+}
+
+// parseItems parses country=…/category=…/date=…/items_NNNN.jsonl.
+func parseItems(parts []string) (Key, bool) {
+	p, ok := parsePartition(parts[:3])
+	if !ok {
+		return Key{}, false
+	}
+	name, ok := strings.CutSuffix(parts[3], itemsExt)
+	if !ok {
+		return Key{}, false
+	}
+	n, err := ParseItemFileName(name)
+	if err != nil {
+		return Key{}, false
+	}
+	return Key{Kind: KindItemFile, Partition: p, Chunk: n}, true
 }
 
 // parseRaw parses country=…/category=…/date=…/file.

@@ -13,6 +13,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/feed"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/harvest"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/robots"
 	"github.com/seedengine/seedengine/internal/sitemap"
@@ -65,16 +66,26 @@ func NewChecker(f Fetcher, now func() time.Time) *Checker {
 // item date is what NewItems counts from. It never fails: what went wrong
 // is the check's outcome and reason.
 func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine.SeedCheck) seedengine.SeedCheck {
+	ch, _ := c.Read(ctx, s, prev)
+	return ch
+}
+
+// Read is Check that also returns the entry's items (feed items, sitemap
+// URLs), in the entry's order, with their URLs normalised: what a
+// harvest records. None when the check did not read a feed or sitemap
+// body (a failure, a 304, an HTML entry).
+func (c *Checker) Read(ctx context.Context, s seedengine.Seed, prev *seedengine.SeedCheck) (seedengine.SeedCheck, []seedengine.Item) {
 	ch := seedengine.SeedCheck{SeedID: s.SeedID, CheckedAt: c.now().UTC(), EntryURL: s.Fetch.EntryURL}
+	var items *harvest.Read
 	entry, err := url.Parse(s.Fetch.EntryURL)
 	if err != nil || (entry.Scheme != "http" && entry.Scheme != "https") || entry.Host == "" {
 		ch.Outcome, ch.Reason = seedengine.CheckFailed, "bad_entry_url"
-		return ch
+		return ch, nil
 	}
 	ch.Robots = c.robotsVerdict(ctx, entry)
 	if ch.Robots == "disallowed" {
 		ch.Outcome, ch.Reason = seedengine.CheckDisallowed, "robots_disallowed"
-		return ch
+		return ch, nil
 	}
 
 	req := fetch.Request{URL: entry.String(), Kind: kindOf(s.Fetch.Type), Header: http.Header{}}
@@ -95,7 +106,7 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine
 		if ch.Reason == fetch.ReasonNXDomain {
 			ch.Outcome = seedengine.CheckGone
 		}
-		return ch
+		return ch, nil
 	}
 	if resp.Duration > 0 {
 		ch.LatencyMS = resp.Duration.Milliseconds()
@@ -103,6 +114,12 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine
 	ch.Status, ch.FinalURL, ch.Bytes = resp.Status, resp.FinalURL, int64(len(resp.Body))
 	ch.ETag, ch.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	ch.MovedTo = permanentTarget(ch.EntryURL, resp.Redirects)
+	if ch.MovedTo != "" && Canonicalises(ch.EntryURL, ch.MovedTo) {
+		// https, a www. added or dropped, a trailing slash: the same
+		// entry, spelt as the site prefers. The seed stays healthy and
+		// takes the spelling through a quiet proposal.
+		ch.CanonicalURL, ch.MovedTo = ch.MovedTo, ""
+	}
 
 	switch {
 	case resp.Status == http.StatusNotModified && prev != nil:
@@ -132,7 +149,12 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine
 		if prev != nil && prev.Newest != nil {
 			since = *prev.Newest
 		}
-		if reason := c.read(&ch, s.Fetch.Type, resp.Body, since, prev == nil); reason != "" {
+		base, err := url.Parse(resp.FinalURL)
+		if err != nil || resp.FinalURL == "" {
+			base = entry
+		}
+		items = harvest.NewRead(base)
+		if reason := c.read(&ch, s.Fetch.Type, resp.Body, since, prev == nil, items); reason != "" {
 			ch.Outcome, ch.Reason = seedengine.CheckFailed, reason
 		} else if ch.MovedTo != "" {
 			ch.Outcome = seedengine.CheckMoved
@@ -140,19 +162,23 @@ func (c *Checker) Check(ctx context.Context, s seedengine.Seed, prev *seedengine
 			ch.Outcome = seedengine.CheckOK
 		}
 	}
-	return ch
+	if items == nil || (ch.Outcome != seedengine.CheckOK && ch.Outcome != seedengine.CheckMoved) {
+		return ch, nil
+	}
+	return ch, items.Items()
 }
 
 // read parses a 2xx body as the seed's fetch type into ch; it returns a
 // failure reason, or "".
-func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []byte, since time.Time, first bool) string {
+func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []byte, since time.Time, first bool, items *harvest.Read) string {
 	now := c.now()
 	switch t {
 	case seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed:
-		info, err := feed.ParseAt(body, now)
+		info, entries, err := feed.ParseEntries(body, now)
 		if err != nil {
 			return "not_a_feed"
 		}
+		items.AddFeed(entries, info.Language)
 		ch.Items = info.Items
 		if !info.Newest.IsZero() {
 			n := info.Newest
@@ -166,6 +192,7 @@ func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []
 		var oldest, newest time.Time
 		dated, newer := 0, 0
 		res, err := sitemap.Parse(bytes.NewReader(body), sitemap.Options{}, func(e sitemap.Entry) error {
+			items.AddSitemap(e)
 			d := e.Date()
 			if d.IsZero() || d.After(now.Add(feed.FutureSkew)) {
 				return nil
@@ -184,6 +211,11 @@ func (c *Checker) read(ch *seedengine.SeedCheck, t seedengine.FetchType, body []
 		})
 		if err != nil && res.Entries == 0 {
 			return "not_a_sitemap"
+		}
+		if res.Type == sitemap.TypeIndex {
+			// Its entries are sitemaps, not articles; the harvest reads the
+			// entry only (no second fetch), so an index yields no items.
+			items.Drop()
 		}
 		ch.Items = res.Entries
 		if !newest.IsZero() {
@@ -224,6 +256,29 @@ func permanentTarget(entry string, hops []fetch.Hop) string {
 		return ""
 	}
 	return target
+}
+
+// Canonicalises reports whether a permanent redirect from entry to target
+// only respells the entry: http to https, a "www." added or dropped, a
+// trailing slash added or dropped (the scheme and host compared without
+// case), path and query otherwise the same.
+func Canonicalises(entry, target string) bool {
+	ue, err1 := url.Parse(entry)
+	ut, err2 := url.Parse(target)
+	if err1 != nil || err2 != nil || ut.Host == "" {
+		return false
+	}
+	se, st := strings.ToLower(ue.Scheme), strings.ToLower(ut.Scheme)
+	if se != st && (se != "http" || st != "https") {
+		return false
+	}
+	he := strings.TrimPrefix(strings.ToLower(ue.Host), "www.")
+	ht := strings.TrimPrefix(strings.ToLower(ut.Host), "www.")
+	if se != st {
+		// The default port changes with the scheme.
+		he, ht = strings.TrimSuffix(he, ":80"), strings.TrimSuffix(ht, ":443")
+	}
+	return he == ht && strings.TrimSuffix(ue.EscapedPath(), "/") == strings.TrimSuffix(ut.EscapedPath(), "/") && ue.RawQuery == ut.RawQuery
 }
 
 // sameURL compares two URLs ignoring a trailing slash and the case of

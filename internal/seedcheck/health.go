@@ -113,6 +113,14 @@ func judge(checks []seedengine.SeedCheck, now time.Time, th Thresholds) (seedeng
 			return seedengine.HealthStale, fmt.Sprintf("no new item for %s (expected one at least every %s)", roundDuration(age), roundDuration(limit)), since
 		}
 	}
+	if c.Newest == nil {
+		// Undated items: judged by when a read last found a new item URL.
+		if age, perDay, since, ok := quietFor(checks, now); ok {
+			if limit := staleAfter(perDay, th); age > limit {
+				return seedengine.HealthStale, fmt.Sprintf("no new item URL for %s (expected one at least every %s)", roundDuration(age), roundDuration(limit)), since
+			}
+		}
+	}
 	n := 0
 	for _, o := range checks {
 		if o.Outcome != seedengine.CheckOK {
@@ -121,6 +129,27 @@ func judge(checks []seedengine.SeedCheck, now time.Time, th Thresholds) (seedeng
 		n++
 	}
 	return seedengine.HealthHealthy, "", checks[n-1].CheckedAt
+}
+
+// quietFor reads a harvested seed's checks, newest first: how long since a
+// read last found a new item URL (at least, when none of the checks did:
+// since the oldest of them), the most items a day its pace expected, and
+// the first check that found nothing new. ok is false when the checks
+// are not a harvest's (no pace recorded).
+func quietFor(checks []seedengine.SeedCheck, now time.Time) (age time.Duration, perDay float64, since time.Time, ok bool) {
+	since = checks[0].CheckedAt
+	for _, o := range checks {
+		if o.IntervalSeconds <= 0 {
+			continue // not a harvesting read
+		}
+		ok = true
+		perDay = max(perDay, o.ArrivalsPerHour*24)
+		if o.Harvested > 0 {
+			return now.Sub(o.CheckedAt), perDay, since, true
+		}
+		since = o.CheckedAt
+	}
+	return now.Sub(since), perDay, since, ok
 }
 
 // staleAfter is the age of the newest item past which a seed with the

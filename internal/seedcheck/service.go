@@ -14,6 +14,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/harvest"
 )
 
 // Store is what the service keeps checks in; sqlstore.SeedService is one.
@@ -21,7 +22,9 @@ type Store interface {
 	FindSeedByID(ctx context.Context, id string) (*seedengine.Seed, error)
 	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
-	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedHealth, error)
+	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, items []seedengine.Item, baseline bool,
+		decide func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time),
+		inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (prev, h seedengine.SeedHealth, err error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
 	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
@@ -39,6 +42,11 @@ type Config struct {
 	Retention time.Duration
 	// Thresholds tune the health states.
 	Thresholds Thresholds
+	// Pace bounds the time between two reads of an active feed or sitemap
+	// seed, which follows the publisher's pace (harvest.Pace) rather than
+	// MinInterval and the schedule: Pace.Min defaults to 5 min, Pace.Max
+	// to MaxInterval.
+	Pace harvest.PaceConfig
 	// Batches, when set, takes the contract batches Drift asks for.
 	Batches BatchCreator
 	Logger  *slog.Logger
@@ -53,6 +61,9 @@ func (c Config) withDefaults() Config {
 		c.MaxInterval = 24 * time.Hour
 	}
 	c.MaxInterval = max(c.MaxInterval, c.MinInterval)
+	if c.Pace.Max <= 0 {
+		c.Pace.Max = c.MaxInterval
+	}
 	if c.SuspendedInterval <= 0 {
 		c.SuspendedInterval = 7 * 24 * time.Hour
 	}
@@ -133,16 +144,50 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 	if sd.Health != nil {
 		before = *sd.Health
 	}
-	c := s.checker.Check(ctx, *sd, prev)
+	c, items := s.checker.Read(ctx, *sd, prev)
 	if ctx.Err() != nil {
 		// Stopped (a shutdown, the job's timeout): not the entry's fault.
 		return seedengine.SeedCheck{}, hs, ctx.Err()
 	}
-	h := Derive(append([]seedengine.SeedCheck{c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
-	next := c.CheckedAt.Add(s.Interval(sd))
-	recorded, err := s.store.RecordSeedCheck(ctx, &c, h, next, inTx)
+	paced := sd.Status == seedengine.SeedActive && harvests(sd.Fetch.Type)
+	// The latest check that set a pace, and whether it was the first.
+	var last *seedengine.SeedCheck
+	lastFirst := false
+	for i := range recent {
+		if recent[i].IntervalSeconds > 0 {
+			if last != nil {
+				lastFirst = false
+				break
+			}
+			last, lastFirst = &recent[i], true
+		}
+	}
+	if !paced {
+		items = nil
+	}
+	for i := range items {
+		it := &items[i]
+		it.SeedID, it.DomainID, it.Country, it.Category = sd.SeedID, sd.DomainID, sd.Country, sd.Category
+		it.Source = seedengine.ItemSource{EntryURL: sd.Fetch.EntryURL, FetchType: sd.Fetch.Type}
+		it.FirstSeenAt = c.CheckedAt
+	}
+	// A plain sitemap lists a site's whole archive: its first read marks
+	// it seen, and later reads harvest what it adds.
+	baseline := last == nil && sd.Fetch.Type == seedengine.FetchSitemap
+	decide := func(c *seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+		next := c.CheckedAt.Add(s.Interval(sd))
+		if paced {
+			next = c.CheckedAt.Add(s.pace(sd, c, len(items), last, lastFirst))
+		}
+		h := Derive(append([]seedengine.SeedCheck{*c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
+		return h, next
+	}
+	recorded, h, err := s.store.RecordSeedCheck(ctx, &c, items, baseline, decide, inTx)
 	if err != nil {
 		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
+	if c.CanonicalURL != "" {
+		s.adoptSpelling(ctx, sd, c.CanonicalURL)
 	}
 	hs = [2]seedengine.SeedHealth{recorded, h}
 	// WARN is for an operator to look at: a seed that turned bad. A first
@@ -153,8 +198,69 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 	}
 	s.cfg.Logger.LogAttrs(ctx, level, "seed checked", slog.String("event", "seed_checked"),
 		slog.String("seed_id", seedID), slog.String("outcome", string(c.Outcome)), slog.Int("status", c.Status),
+		slog.Int("harvested", c.Harvested), slog.Bool("possible_gap", c.PossibleGap), slog.Float64("interval_s", c.IntervalSeconds),
 		slog.String("reason", c.Reason), slog.String("health", string(h.State)), slog.String("health_before", string(recorded.State)))
 	return c, hs, nil
+}
+
+// harvests reports whether reads of a seed of fetch type t yield items.
+func harvests(t seedengine.FetchType) bool {
+	switch t {
+	case seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed, seedengine.FetchNewsSitemap, seedengine.FetchSitemap:
+		return true
+	}
+	return false
+}
+
+// pace sets c's harvest pace (whether the read may have missed items,
+// the rate estimate, the interval) and returns the time to the next read.
+// window is the number of items the read listed; last is the latest
+// check that set a pace (nil before the first harvesting read), lastFirst
+// whether it was the first.
+func (s *Service) pace(sd *seedengine.Seed, c *seedengine.SeedCheck, window int, last *seedengine.SeedCheck, lastFirst bool) time.Duration {
+	in := harvest.PaceInput{
+		Window:     window,
+		New:        c.Unseen,
+		First:      last == nil,
+		DocRate:    c.ItemsPerDay / 24,
+		CrawlDelay: time.Duration(sd.Policy.CrawlDelay * float64(time.Second)),
+	}
+	if c.NotModified {
+		in.Window = c.Items // unchanged since the last read: nothing new
+	}
+	if last != nil {
+		in.Elapsed = c.CheckedAt.Sub(last.CheckedAt)
+		in.PrevRate = last.ArrivalsPerHour
+		in.PrevInterval = time.Duration(last.IntervalSeconds * float64(time.Second))
+		in.PrevFirst = lastFirst
+		// Every item new, on a read after the first: some may have
+		// scrolled out unseen since the last one.
+		in.Gap = window >= 2 && c.Unseen >= window
+	}
+	c.PossibleGap = in.Gap
+	interval, rate := harvest.Pace(s.cfg.Pace, in)
+	c.ArrivalsPerHour, c.IntervalSeconds = rate, interval.Seconds()
+	return interval
+}
+
+// adoptSpelling proposes sd's contract with the entry URL its permanent
+// redirects respell it to (https, www.): a quiet proposal, no alert and
+// no change of health; a person applies it like any other. A failure is
+// logged and tried again by the next check.
+func (s *Service) adoptSpelling(ctx context.Context, sd *seedengine.Seed, entry string) {
+	if sd.Fetch.EntryURL == entry {
+		return
+	}
+	p := *sd
+	p.Fetch.EntryURL = entry
+	p.History, p.Health = nil, nil
+	out, err := s.store.RecordDraftSeed(ctx, &p, "seed_check:canonical", "")
+	if err != nil {
+		s.cfg.Logger.Warn("propose the entry's canonical spelling", "event", "seed_canonical_failed", "seed_id", sd.SeedID, "err", err)
+		return
+	}
+	s.cfg.Logger.Info("proposed the entry's canonical spelling", "event", "seed_canonical_proposed", "seed_id", sd.SeedID,
+		"entry_url", entry, "proposed_version", out.ProposedVersion)
 }
 
 // Drift proposes a new contract for a seed whose health turned moved,

@@ -65,6 +65,12 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		servePage(rw, p)
 		return
 	}
+	if site.Dynamic != nil {
+		if p, ok := site.Dynamic(r); ok {
+			servePage(rw, p)
+			return
+		}
+	}
 	if r.URL.Path == "/robots.txt" && (site.Robots != nil || site.RobotsStatus != 0) {
 		serveRobots(rw, site)
 		return

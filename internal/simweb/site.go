@@ -136,6 +136,9 @@ type Site struct {
 	// Pages, Robots and RobotsStatus win over HTTP-level scenarios, so a
 	// bot-walled site can still have a reachable robots.txt.
 	Pages map[string]Page
+	// Dynamic, when set, answers requests Pages does not, before the
+	// rest: content that changes as time passes (a Publisher's feeds).
+	Dynamic func(r *http.Request) (Page, bool)
 	// Delay is how long ScenarioSlow waits before answering; 0 means 5 s.
 	Delay time.Duration
 	// RedirectTo is where ScenarioRedirectExternal sends clients: a host

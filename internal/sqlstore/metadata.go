@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -279,6 +280,15 @@ func (s *MetadataService) partitions(ctx context.Context, tx *sql.Tx, country st
 			delete(countries, c)
 		}
 	}
+	// Items, added after: a day with items but no research is an item
+	// partition only.
+	err = pm.scan(ctx, tx, `SELECT country, category, day, items, files
+		FROM item_partitions WHERE items > 0`+strings.Replace(cond, "WHERE", "AND", 1), args, func(pc *seedengine.PartitionCounts, n, files int) {
+		pc.Items, pc.ItemFiles = n, files
+	})
+	if err != nil {
+		return fmt.Errorf("items by partition: %w", err)
+	}
 	return nil
 }
 
@@ -345,9 +355,16 @@ func addPartitionTotals(t *seedengine.MetadataTotals, countries map[string]map[s
 	for _, cats := range countries {
 		for _, dates := range cats {
 			for _, pc := range dates {
-				t.Partitions++
-				t.Chunks += pc.Chunks
-				t.Records += pc.Records
+				if pc.Chunks > 0 {
+					t.Partitions++
+					t.Chunks += pc.Chunks
+					t.Records += pc.Records
+				}
+				if pc.Items > 0 {
+					t.ItemPartitions++
+					t.Items += pc.Items
+					t.ItemFiles += pc.ItemFiles
+				}
 			}
 		}
 	}

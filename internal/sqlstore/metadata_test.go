@@ -223,7 +223,8 @@ func TestMetadataSnapshotEmpty(t *testing.T) {
 			"generated_at": "0001-01-01T00:00:00Z",
 			"engine": {"name": "", "version": ""},
 			"totals": {"partitions": 0, "chunks": 0, "records": 0, "domains": 0,
-				"domains_by_authority": {}, "liveness_by_verdict": {}, "seeds_by_status": {}, "seeds_by_health": {}},
+				"domains_by_authority": {}, "liveness_by_verdict": {}, "seeds_by_status": {}, "seeds_by_health": {},
+				"item_partitions": 0, "items": 0, "item_files": 0},
 			"countries": {},
 			"last_sync": null
 		}`, string(b))

@@ -19,23 +19,33 @@ import (
 // MaxSeedChecksPage is the largest page FindSeedChecks returns.
 const MaxSeedChecksPage = 500
 
-// RecordSeedCheck stores a check of a seed, the health derived from it
-// and the time of the seed's next check, in one transaction, and returns
-// the health recorded before (State HealthUnknown when none). c.ID is set.
-// inTx, when not nil, runs last in the transaction with the change of
-// health the check recorded (From equal to To when none): the check job
-// queues the change's alert and drift run and completes itself there
-// (internal/jobs), so a check, what it calls for and its job's completion
-// commit together or not at all. ENOTFOUND when the seed does not exist.
-func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, h seedengine.SeedHealth, next time.Time, inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (seedengine.SeedHealth, error) {
-	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" {
-		return seedengine.SeedHealth{}, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time and an outcome")
+// RecordSeedCheck stores a check of a seed with the items its read
+// harvested, the health derived from it and the time of the seed's next
+// check, in one transaction, and returns the health recorded before
+// (State HealthUnknown when none) and the one recorded. c.ID is set.
+//
+// items are the entry's items, each with its seed, partition and
+// FirstSeenAt set: the ones no read listed before within the dedupe
+// window are stored (their IDs set in commit order) and counted in
+// c.Harvested, the others are marked seen again; c.Unseen counts those the
+// seed's previous read did not list. With baseline, all are
+// marked seen and none stored (a plain sitemap's first read: its archive
+// is not news). decide then derives the
+// health and the next check's time from c (it may set c's pace fields)
+// inside the transaction. inTx, when not nil, runs last in the
+// transaction with the change of health the check recorded (From equal to
+// To when none): the check job queues the change's alert and drift run
+// and completes itself there (internal/jobs), so a check, its items, what
+// it calls for and its job's completion commit together or not at all:
+// a job run twice records its items once. ENOTFOUND when the seed does
+// not exist.
+func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, items []seedengine.Item, baseline bool,
+	decide func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time),
+	inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (prev, h seedengine.SeedHealth, err error) {
+	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" || decide == nil {
+		return prev, h, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time, an outcome and a decision")
 	}
-	body, err := json.Marshal(c)
-	if err != nil {
-		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)
-	}
-	prev := seedengine.SeedHealth{State: seedengine.HealthUnknown}
+	prev = seedengine.SeedHealth{State: seedengine.HealthUnknown}
 	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
 		var exists int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&exists); err != nil {
@@ -49,12 +59,42 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		fresh, err := s.newItems(ctx, tx, items, c.CheckedAt)
+		if err != nil {
+			return err
+		}
+		if baseline {
+			fresh = nil
+		}
+		c.Harvested = len(fresh)
+		if len(items) > 0 {
+			unseen, _, ok, err := s.unseenItems(ctx, tx, c.SeedID, items)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				unseen = c.Harvested
+			}
+			c.Unseen = unseen
+		}
+		var next time.Time
+		h, next = decide(c)
+		body, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
 		if err := tx.QueryRowContext(ctx, `INSERT INTO seed_checks (seed_id, checked_at, outcome, check_json)
 			VALUES ($1, $2, $3, $4) RETURNING id`,
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
+		for i := range fresh {
+			fresh[i].Source.CheckID = c.ID
+		}
+		if err := s.insertItems(ctx, tx, fresh); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
 				success_rate_7d, median_items_per_day, next_check_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 			ON CONFLICT (seed_id) DO UPDATE SET state = excluded.state, since = excluded.since,
@@ -70,9 +110,9 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo})
 	})
 	if err != nil {
-		return seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)
+		return seedengine.SeedHealth{}, seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)
 	}
-	return prev, nil
+	return prev, h, nil
 }
 
 func (s *SeedService) timePtrArg(t *time.Time) any {
@@ -128,12 +168,12 @@ func (s *SeedService) FindSeedChecksWithHealth(ctx context.Context, seedID strin
 	var checks []seedengine.SeedCheck
 	var h seedengine.SeedHealth
 	var next time.Time
-	err := s.db.inSnapshot(ctx, func(q queryer) error {
+	err := s.db.readTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if checks, err = s.findSeedChecks(ctx, q, seedID, before, time.Time{}, limit); err != nil {
+		if checks, err = s.findSeedChecks(ctx, tx, seedID, before, time.Time{}, limit); err != nil {
 			return err
 		}
-		h, next, err = findSeedHealth(ctx, q, seedID)
+		h, next, err = findSeedHealth(ctx, tx, seedID)
 		return err
 	})
 	if err != nil {

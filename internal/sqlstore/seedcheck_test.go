@@ -53,7 +53,7 @@ func TestSeedChecks(t *testing.T) {
 			since := now
 			health := seedengine.SeedHealth{State: state, Since: &since, Reason: string(outcome), LastCheckAt: &at, SuccessRate7d: 0.5, MedianItemsPerDay: 24}
 			var change seedengine.SeedHealthChange
-			prev, err := s.RecordSeedCheck(ctx, &c, health, at.Add(time.Hour), func(_ context.Context, _ *sql.Tx, ch seedengine.SeedHealthChange) error {
+			prev, _, err := s.RecordSeedCheck(ctx, &c, nil, false, decided(health, at.Add(time.Hour)), func(_ context.Context, _ *sql.Tx, ch seedengine.SeedHealthChange) error {
 				change = ch
 				return nil
 			})
@@ -113,7 +113,8 @@ func TestSeedChecks(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{b.SeedID, a.SeedID}, due, "never checked first")
 
-		_, err = s.RecordSeedCheck(ctx, &seedengine.SeedCheck{SeedID: "media:sg:nobody.com::news", CheckedAt: now, Outcome: seedengine.CheckOK}, seedengine.SeedHealth{State: seedengine.HealthHealthy}, now, nil)
+		_, _, err = s.RecordSeedCheck(ctx, &seedengine.SeedCheck{SeedID: "media:sg:nobody.com::news", CheckedAt: now, Outcome: seedengine.CheckOK}, nil, false,
+			decided(seedengine.SeedHealth{State: seedengine.HealthHealthy}, now), nil)
 		require.Equal(t, seedengine.ENOTFOUND, seedengine.ErrorCode(err))
 
 		n, err := s.DeleteSeedChecksBefore(ctx, now.Add(90*time.Minute))
@@ -123,4 +124,10 @@ func TestSeedChecks(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, got, 1)
 	})
+}
+
+// decided is a RecordSeedCheck decision that gives h and next whatever
+// the check found.
+func decided(h seedengine.SeedHealth, next time.Time) func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+	return func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) { return h, next }
 }

@@ -288,28 +288,6 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// inSnapshot runs fn's reads in one read-only transaction on the reader:
-// they all see the database as of one moment, so what one transaction
-// wrote together (a check and the health it made) is seen together or
-// not at all. PostgreSQL needs REPEATABLE READ for that (READ COMMITTED
-// takes a snapshot per statement); SQLite's WAL reader keeps the snapshot
-// of its first read until the transaction ends.
-func (db *DB) inSnapshot(ctx context.Context, fn func(q queryer) error) error {
-	opts := &sql.TxOptions{ReadOnly: true}
-	if db.engine == EnginePostgres {
-		opts.Isolation = sql.LevelRepeatableRead
-	}
-	tx, err := db.reader.BeginTx(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = tx.Rollback() }()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-
 // forUpdate is the row-lock clause for a read that a write in the same
 // transaction depends on. SQLite has no row locks and needs none: its
 // transactions take the database write lock at BEGIN.

@@ -787,6 +787,7 @@ func (e ListBatchesParamsStatus) Valid() bool {
 const (
 	ListDeadLettersParamsKindBatchFinished       ListDeadLettersParamsKind = "batch_finished"
 	ListDeadLettersParamsKindContractChunk       ListDeadLettersParamsKind = "contract_chunk"
+	ListDeadLettersParamsKindItemFlush           ListDeadLettersParamsKind = "item_flush"
 	ListDeadLettersParamsKindLivenessChunk       ListDeadLettersParamsKind = "liveness_chunk"
 	ListDeadLettersParamsKindMetadataSchedule    ListDeadLettersParamsKind = "metadata_schedule"
 	ListDeadLettersParamsKindMetadataSync        ListDeadLettersParamsKind = "metadata_sync"
@@ -805,6 +806,8 @@ func (e ListDeadLettersParamsKind) Valid() bool {
 	case ListDeadLettersParamsKindBatchFinished:
 		return true
 	case ListDeadLettersParamsKindContractChunk:
+		return true
+	case ListDeadLettersParamsKindItemFlush:
 		return true
 	case ListDeadLettersParamsKindLivenessChunk:
 		return true
@@ -1298,11 +1301,89 @@ type HealthStatus struct {
 // HealthStatusStatus defines model for HealthStatus.Status.
 type HealthStatusStatus string
 
+// Item defines model for Item.
+type Item struct {
+	Category      string     `json:"category"`
+	Country       string     `json:"country"`
+	DomainId      string     `json:"domain_id"`
+	FirstSeenAt   time.Time  `json:"first_seen_at"`
+	Id            int64      `json:"id"`
+	Language      *string    `json:"language,omitempty"`
+	NormalizedUrl string     `json:"normalized_url"`
+	PublishedAt   *time.Time `json:"published_at,omitempty"`
+	Sections      *[]string  `json:"sections,omitempty"`
+	SeedId        string     `json:"seed_id"`
+	Source        ItemSource `json:"source"`
+	Title         *string    `json:"title,omitempty"`
+	Url           string     `json:"url"`
+}
+
 // ItemCounts defines model for ItemCounts.
 type ItemCounts struct {
 	Failed    int64 `json:"failed"`
 	Succeeded int64 `json:"succeeded"`
 	Total     int64 `json:"total"`
+}
+
+// ItemFile defines model for ItemFile.
+type ItemFile struct {
+	Bytes     int64      `json:"bytes"`
+	Category  string     `json:"category"`
+	Country   string     `json:"country"`
+	Date      string     `json:"date"`
+	File      int64      `json:"file"`
+	FirstId   int64      `json:"first_id"`
+	Items     int64      `json:"items"`
+	Key       string     `json:"key"`
+	LastId    int64      `json:"last_id"`
+	Name      string     `json:"name"`
+	WrittenAt *time.Time `json:"written_at,omitempty"`
+}
+
+// ItemFileList defines model for ItemFileList.
+type ItemFileList struct {
+	Category string      `json:"category"`
+	Country  string      `json:"country"`
+	Date     string      `json:"date"`
+	Items    *[]ItemFile `json:"items"`
+}
+
+// ItemList defines model for ItemList.
+type ItemList struct {
+	Items *[]Item `json:"items"`
+	Limit int64   `json:"limit"`
+
+	// NextSince The cursor of the next page: the last item's id, or since when the page is empty. Polling with it gets every item once, in id order, with no gaps.
+	NextSince int64 `json:"next_since"`
+	Since     int64 `json:"since"`
+}
+
+// ItemPartition defines model for ItemPartition.
+type ItemPartition struct {
+	Bytes    int64  `json:"bytes"`
+	Category string `json:"category"`
+	Country  string `json:"country"`
+	Date     string `json:"date"`
+	Files    int64  `json:"files"`
+	Items    int64  `json:"items"`
+	Pending  int64  `json:"pending"`
+}
+
+// ItemPartitionList defines model for ItemPartitionList.
+type ItemPartitionList struct {
+	Items  *[]ItemPartition `json:"items"`
+	Limit  int64            `json:"limit"`
+	Offset int64            `json:"offset"`
+
+	// Total Partitions matching the filters, regardless of limit and offset.
+	Total int64 `json:"total"`
+}
+
+// ItemSource defines model for ItemSource.
+type ItemSource struct {
+	CheckId   int64  `json:"check_id"`
+	EntryUrl  string `json:"entry_url"`
+	FetchType string `json:"fetch_type"`
 }
 
 // KeyCreateRequest defines model for KeyCreateRequest.
@@ -1468,6 +1549,9 @@ type MetadataTotals struct {
 	Chunks             int64            `json:"chunks"`
 	Domains            int64            `json:"domains"`
 	DomainsByAuthority map[string]int64 `json:"domains_by_authority"`
+	ItemFiles          int64            `json:"item_files"`
+	ItemPartitions     int64            `json:"item_partitions"`
+	Items              int64            `json:"items"`
 	LivenessByVerdict  map[string]int64 `json:"liveness_by_verdict"`
 	Partitions         int64            `json:"partitions"`
 	Records            int64            `json:"records"`
@@ -1524,9 +1608,11 @@ type Partition struct {
 
 // PartitionCounts defines model for PartitionCounts.
 type PartitionCounts struct {
-	Chunks  int64 `json:"chunks"`
-	Domains int64 `json:"domains"`
-	Records int64 `json:"records"`
+	Chunks    int64  `json:"chunks"`
+	Domains   int64  `json:"domains"`
+	ItemFiles *int64 `json:"item_files,omitempty"`
+	Items     *int64 `json:"items,omitempty"`
+	Records   int64  `json:"records"`
 }
 
 // PartitionList defines model for PartitionList.
@@ -1789,12 +1875,23 @@ type SeedStatus string
 
 // SeedCheck defines model for SeedCheck.
 type SeedCheck struct {
-	Bytes     int64     `json:"bytes"`
-	CheckedAt time.Time `json:"checked_at"`
-	EntryUrl  string    `json:"entry_url"`
-	Etag      *string   `json:"etag,omitempty"`
-	FinalUrl  *string   `json:"final_url,omitempty"`
-	Id        *int64    `json:"id,omitempty"`
+	// ArrivalsPerHour The pace's estimate of new items an hour after this read.
+	ArrivalsPerHour *float64 `json:"arrivals_per_hour,omitempty"`
+	Bytes           int64    `json:"bytes"`
+
+	// CanonicalUrl Where permanent redirects led when they only respell the entry (http to https, www. added or dropped, a trailing slash): the seed stays healthy and gets the spelling as a quiet proposed version.
+	CanonicalUrl *string   `json:"canonical_url,omitempty"`
+	CheckedAt    time.Time `json:"checked_at"`
+	EntryUrl     string    `json:"entry_url"`
+	Etag         *string   `json:"etag,omitempty"`
+	FinalUrl     *string   `json:"final_url,omitempty"`
+
+	// Harvested Items this read recorded: article URLs not seen before within the dedupe window (active seeds only).
+	Harvested int64  `json:"harvested"`
+	Id        *int64 `json:"id,omitempty"`
+
+	// IntervalS Seconds to the next read this one chose (the pace).
+	IntervalS *float64 `json:"interval_s,omitempty"`
 
 	// Items Feed items or sitemap URLs.
 	Items int64 `json:"items"`
@@ -1804,7 +1901,7 @@ type SeedCheck struct {
 	LastModified *string `json:"last_modified,omitempty"`
 	LatencyMs    int64   `json:"latency_ms"`
 
-	// MovedTo Where permanent redirects led, when not the entry itself.
+	// MovedTo Where permanent redirects led, when that is more than a respelling of the entry.
 	MovedTo *string `json:"moved_to,omitempty"`
 
 	// NewItems Items newer than the previous check's newest.
@@ -1819,6 +1916,9 @@ type SeedCheck struct {
 	// Outcome ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else.
 	Outcome SeedCheckOutcome `json:"outcome"`
 
+	// PossibleGap A read after the first found every item of the entry new: items may have scrolled out unseen since the last read. The pace tightens.
+	PossibleGap *bool `json:"possible_gap,omitempty"`
+
 	// Reason Why the check failed: a fetch reason (nxdomain, timeout, …), http_NNN, challenge, not_a_feed, not_a_sitemap.
 	//
 	// Examples: http_404
@@ -1828,6 +1928,9 @@ type SeedCheck struct {
 
 	// Status Final HTTP status; 0 without an HTTP answer.
 	Status int64 `json:"status"`
+
+	// Unseen Items of the entry its previous read did not list, whoever recorded them first: what the pace goes by.
+	Unseen int64 `json:"unseen"`
 }
 
 // SeedCheckOutcome ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else.
@@ -2242,6 +2345,79 @@ type ListDomainsParams struct {
 
 // ListDomainsParamsAuthority defines parameters for ListDomains.
 type ListDomainsParamsAuthority string
+
+// ListItemsParams defines parameters for ListItems.
+type ListItemsParams struct {
+	// Country Only this country (any case).
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+
+	// Category Only this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Date Only items first seen on this UTC day, YYYY-MM-DD.
+	Date *string `form:"date,omitempty" json:"date,omitempty"`
+
+	// SeedId Only this seed's items.
+	SeedId *string `form:"seed_id,omitempty" json:"seed_id,omitempty"`
+
+	// DomainId Only this domain's items.
+	DomainId *string `form:"domain_id,omitempty" json:"domain_id,omitempty"`
+
+	// Since Only items with an id above this: the cursor. Start at 0, then pass next_since.
+	Since *int64 `form:"since,omitempty" json:"since,omitempty"`
+
+	// Limit Page size.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ExportItemsParams defines parameters for ExportItems.
+type ExportItemsParams struct {
+	// Country Only this country (any case).
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+
+	// Category Only this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Date Only items first seen on this UTC day, YYYY-MM-DD.
+	Date *string `form:"date,omitempty" json:"date,omitempty"`
+
+	// SeedId Only this seed's items.
+	SeedId *string `form:"seed_id,omitempty" json:"seed_id,omitempty"`
+
+	// DomainId Only this domain's items.
+	DomainId *string `form:"domain_id,omitempty" json:"domain_id,omitempty"`
+
+	// Since Only items with an id above this: the cursor. Start at 0, then pass next_since.
+	Since *int64 `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only items with an id up to this one; 0: every item there is when the export starts.
+	Until *int64 `form:"until,omitempty" json:"until,omitempty"`
+
+	// Gzip Compress the stream with gzip (also when the request accepts gzip).
+	Gzip           *bool   `form:"gzip,omitempty" json:"gzip,omitempty"`
+	AcceptEncoding *string `json:"Accept-Encoding,omitempty"`
+}
+
+// ListItemPartitionsParams defines parameters for ListItemPartitions.
+type ListItemPartitionsParams struct {
+	// Country Only this country (any case).
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+
+	// Category Only this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// DateFrom Only dates on or after this one, YYYY-MM-DD.
+	DateFrom *string `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Only dates on or before this one, YYYY-MM-DD.
+	DateTo *string `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Limit Page size.
+	Limit *int64 `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Offset Partitions to skip.
+	Offset *int64 `form:"offset,omitempty" json:"offset,omitempty"`
+}
 
 // ListKeysParams defines parameters for ListKeys.
 type ListKeysParams struct {
@@ -3303,6 +3479,83 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/domains/{domainId} (the `GetDomain` operationId).
 	GetDomain(ctx context.Context, domainId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListItems List harvested items after a cursor, in first-seen order
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items (the `ListItems` operationId).
+	ListItems(ctx context.Context, params *ListItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportItems Stream harvested items as NDJSON: a partition, a seed, a cursor range
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items/export (the `ExportItems` operationId).
+	ExportItems(ctx context.Context, params *ExportItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListItemPartitions List item partitions with item, file and byte counts
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items/partitions (the `ListItemPartitions` operationId).
+	ListItemPartitions(ctx context.Context, params *ListItemPartitionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListItemFiles List the item files of a partition
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date} (the `ListItemFiles` operationId).
+	ListItemFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetItemFile Download one item file as stored (NDJSON)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/{file} (the `GetItemFile` operationId).
+	GetItemFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListKeys List API keys, revoked ones included
 	//
@@ -4518,6 +4771,133 @@ func (c *Client) ListDomains(ctx context.Context, params *ListDomainsParams, req
 // Corresponds with GET /api/v1/domains/{domainId} (the `GetDomain` operationId).
 func (c *Client) GetDomain(ctx context.Context, domainId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetDomainRequest(c.Server, domainId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListItems List harvested items after a cursor, in first-seen order
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items (the `ListItems` operationId).
+func (c *Client) ListItems(ctx context.Context, params *ListItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListItemsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportItems Stream harvested items as NDJSON: a partition, a seed, a cursor range
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items/export (the `ExportItems` operationId).
+func (c *Client) ExportItems(ctx context.Context, params *ExportItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportItemsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListItemPartitions List item partitions with item, file and byte counts
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items/partitions (the `ListItemPartitions` operationId).
+func (c *Client) ListItemPartitions(ctx context.Context, params *ListItemPartitionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListItemPartitionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListItemFiles List the item files of a partition
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date} (the `ListItemFiles` operationId).
+func (c *Client) ListItemFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListItemFilesRequest(c.Server, country, category, date)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetItemFile Download one item file as stored (NDJSON)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date}/{file} (the `GetItemFile` operationId).
+func (c *Client) GetItemFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetItemFileRequest(c.Server, country, category, date, file)
 	if err != nil {
 		return nil, err
 	}
@@ -6516,6 +6896,502 @@ func NewGetDomainRequest(server string, domainId string) (*http.Request, error) 
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/domains/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListItemsRequest constructs an http.Request for the ListItems method
+func NewListItemsRequest(server string, params *ListItemsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SeedId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "seed_id", *params.SeedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DomainId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "domain_id", *params.DomainId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewExportItemsRequest constructs an http.Request for the ExportItems method
+func NewExportItemsRequest(server string, params *ExportItemsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Date != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SeedId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "seed_id", *params.SeedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DomainId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "domain_id", *params.DomainId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Gzip != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "gzip", *params.Gzip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AcceptEncoding != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept-Encoding", *params.AcceptEncoding, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept-Encoding", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListItemPartitionsRequest constructs an http.Request for the ListItemPartitions method
+func NewListItemPartitionsRequest(server string, params *ListItemPartitionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items/partitions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DateFrom != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "date_from", *params.DateFrom, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DateTo != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "date_to", *params.DateTo, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Offset != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListItemFilesRequest constructs an http.Request for the ListItemFiles method
+func NewListItemFilesRequest(server string, country string, category string, date string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "country", country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetItemFileRequest constructs an http.Request for the GetItemFile method
+func NewGetItemFileRequest(server string, country string, category string, date string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "country", country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -8721,6 +9597,93 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/domains/{domainId} (the `GetDomain` operationId).
 	GetDomainWithResponse(ctx context.Context, domainId string, reqEditors ...RequestEditorFn) (*GetDomainResponse, error)
 
+	// ListItemsWithResponse List harvested items after a cursor, in first-seen order
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items (the `ListItems` operationId).
+	ListItemsWithResponse(ctx context.Context, params *ListItemsParams, reqEditors ...RequestEditorFn) (*ListItemsResponse, error)
+
+	// ExportItemsWithResponse Stream harvested items as NDJSON: a partition, a seed, a cursor range
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items/export (the `ExportItems` operationId).
+	ExportItemsWithResponse(ctx context.Context, params *ExportItemsParams, reqEditors ...RequestEditorFn) (*ExportItemsResponse, error)
+
+	// ListItemPartitionsWithResponse List item partitions with item, file and byte counts
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items/partitions (the `ListItemPartitions` operationId).
+	ListItemPartitionsWithResponse(ctx context.Context, params *ListItemPartitionsParams, reqEditors ...RequestEditorFn) (*ListItemPartitionsResponse, error)
+
+	// ListItemFilesWithResponse List the item files of a partition
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date} (the `ListItemFiles` operationId).
+	ListItemFilesWithResponse(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*ListItemFilesResponse, error)
+
+	// GetItemFileWithResponse Download one item file as stored (NDJSON)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/{file} (the `GetItemFile` operationId).
+	GetItemFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetItemFileResponse, error)
+
 	// ListKeysWithResponse List API keys, revoked ones included
 	//
 	// Needs an API key with the `admin` scope.
@@ -10743,6 +11706,544 @@ func (r GetDomainResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListItemsResponse429Headers the declared response headers of an HTTP 429 response for ListItems
+type ListItemsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListItemsResponse503Headers the declared response headers of an HTTP 503 response for ListItems
+type ListItemsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListItemsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ItemList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListItemsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListItemsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListItemsResponse) GetJSON200() *ItemList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListItemsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListItemsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListItemsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListItemsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ExportItemsResponse200Headers the declared response headers of an HTTP 200 response for ExportItems
+type ExportItemsResponse200Headers struct {
+	ContentEncoding *string
+	ContentType     *string
+	Vary            *string
+}
+
+// ExportItemsResponse429Headers the declared response headers of an HTTP 429 response for ExportItems
+type ExportItemsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ExportItemsResponse503Headers the declared response headers of an HTTP 503 response for ExportItems
+type ExportItemsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ExportItemsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportItemsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportItemsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportItemsResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportItemsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportItemsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportItemsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportItemsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListItemPartitionsResponse429Headers the declared response headers of an HTTP 429 response for ListItemPartitions
+type ListItemPartitionsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListItemPartitionsResponse503Headers the declared response headers of an HTTP 503 response for ListItemPartitions
+type ListItemPartitionsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListItemPartitionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ItemPartitionList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListItemPartitionsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListItemPartitionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListItemPartitionsResponse) GetJSON200() *ItemPartitionList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListItemPartitionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListItemPartitionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListItemPartitionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListItemPartitionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListItemFilesResponse429Headers the declared response headers of an HTTP 429 response for ListItemFiles
+type ListItemFilesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListItemFilesResponse503Headers the declared response headers of an HTTP 503 response for ListItemFiles
+type ListItemFilesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListItemFilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ItemFileList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListItemFilesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListItemFilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListItemFilesResponse) GetJSON200() *ItemFileList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListItemFilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListItemFilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListItemFilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListItemFilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetItemFileResponse200Headers the declared response headers of an HTTP 200 response for GetItemFile
+type GetItemFileResponse200Headers struct {
+	ContentLength *int64
+	ContentType   *string
+	LastModified  *string
+}
+
+// GetItemFileResponse429Headers the declared response headers of an HTTP 429 response for GetItemFile
+type GetItemFileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetItemFileResponse503Headers the declared response headers of an HTTP 503 response for GetItemFile
+type GetItemFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetItemFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetItemFileResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetItemFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetItemFileResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetItemFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetItemFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetItemFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetItemFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15318,6 +16819,123 @@ func (c *ClientWithResponses) GetDomainWithResponse(ctx context.Context, domainI
 	return ParseGetDomainResponse(rsp)
 }
 
+// ListItemsWithResponse List harvested items after a cursor, in first-seen order
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items (the `ListItems` operationId).
+func (c *ClientWithResponses) ListItemsWithResponse(ctx context.Context, params *ListItemsParams, reqEditors ...RequestEditorFn) (*ListItemsResponse, error) {
+	rsp, err := c.ListItems(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListItemsResponse(rsp)
+}
+
+// ExportItemsWithResponse Stream harvested items as NDJSON: a partition, a seed, a cursor range
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items/export (the `ExportItems` operationId).
+func (c *ClientWithResponses) ExportItemsWithResponse(ctx context.Context, params *ExportItemsParams, reqEditors ...RequestEditorFn) (*ExportItemsResponse, error) {
+	rsp, err := c.ExportItems(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportItemsResponse(rsp)
+}
+
+// ListItemPartitionsWithResponse List item partitions with item, file and byte counts
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items/partitions (the `ListItemPartitions` operationId).
+func (c *ClientWithResponses) ListItemPartitionsWithResponse(ctx context.Context, params *ListItemPartitionsParams, reqEditors ...RequestEditorFn) (*ListItemPartitionsResponse, error) {
+	rsp, err := c.ListItemPartitions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListItemPartitionsResponse(rsp)
+}
+
+// ListItemFilesWithResponse List the item files of a partition
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date} (the `ListItemFiles` operationId).
+func (c *ClientWithResponses) ListItemFilesWithResponse(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*ListItemFilesResponse, error) {
+	rsp, err := c.ListItemFiles(ctx, country, category, date, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListItemFilesResponse(rsp)
+}
+
+// GetItemFileWithResponse Download one item file as stored (NDJSON)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date}/{file} (the `GetItemFile` operationId).
+func (c *ClientWithResponses) GetItemFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetItemFileResponse, error) {
+	rsp, err := c.GetItemFile(ctx, country, category, date, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetItemFileResponse(rsp)
+}
+
 // ListKeysWithResponse List API keys, revoked ones included
 //
 // Needs an API key with the `admin` scope.
@@ -17593,6 +19211,544 @@ func ParseGetDomainResponse(rsp *http.Response) (*GetDomainResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDomainResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListItemsResponse parses an HTTP response from a ListItemsWithResponse call
+func ParseListItemsResponse(rsp *http.Response) (*ListItemsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListItemsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ItemList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListItemsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportItemsResponse parses an HTTP response from a ExportItemsWithResponse call
+func ParseExportItemsResponse(rsp *http.Response) (*ExportItemsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportItemsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportItemsResponse200Headers
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportItemsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListItemPartitionsResponse parses an HTTP response from a ListItemPartitionsWithResponse call
+func ParseListItemPartitionsResponse(rsp *http.Response) (*ListItemPartitionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListItemPartitionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ItemPartitionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListItemPartitionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListItemPartitionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListItemFilesResponse parses an HTTP response from a ListItemFilesWithResponse call
+func ParseListItemFilesResponse(rsp *http.Response) (*ListItemFilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListItemFilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ItemFileList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListItemFilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListItemFilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetItemFileResponse parses an HTTP response from a GetItemFileWithResponse call
+func ParseGetItemFileResponse(rsp *http.Response) (*GetItemFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetItemFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetItemFileResponse200Headers
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetItemFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetItemFileResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1,0 +1,287 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/harvest"
+	"github.com/seedengine/seedengine/internal/layout"
+	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+)
+
+// harvestWeb is a simulated web of publishers, each with the seeds that
+// read it.
+type harvestWeb struct {
+	clock      *simweb.Clock
+	publishers []*simweb.Publisher
+	seeds      []seedengine.Seed
+}
+
+// newHarvestWeb builds n publishers publishing from 1 to 500 articles a
+// simulated day, on clock: windows of 10, 20 and 50 items; RSS, Atom,
+// JSON Feed and news sitemaps; some undated, some with tracking
+// parameters, some with a section feed carrying every other article and
+// a news sitemap carrying them all (one article, several entries).
+func newHarvestWeb(n int, clock *simweb.Clock) *harvestWeb {
+	rates := []float64{1, 5, 20, 60, 150, 300, 500}
+	windows := []int{10, 20, 50}
+	formats := []string{simweb.PubRSS, simweb.PubAtom, simweb.PubJSONFeed, simweb.PubRSS}
+	hw := &harvestWeb{clock: clock}
+	for i := range n {
+		host := fmt.Sprintf("pub%03d-news.com.sg", i)
+		p := &simweb.Publisher{Host: host, PerDay: rates[i%len(rates)], Clock: clock}
+		w := windows[(i/len(rates))%len(windows)]
+		main := simweb.Publication{Path: "/feed", Format: formats[i%len(formats)], Window: w, Undated: i%5 == 3, Tracking: i%3 == 1}
+		p.Publications = append(p.Publications, main)
+		if i%4 == 2 {
+			p.Publications = append(p.Publications,
+				simweb.Publication{Path: "/section/politics", Format: simweb.PubRSS, Window: w, Every: 2, Tracking: true},
+				simweb.Publication{Path: "/news-sitemap.xml", Format: simweb.PubNewsSitemap, Window: 2 * w})
+		}
+		hw.publishers = append(hw.publishers, p)
+		for j, pub := range p.Publications {
+			ft := seedengine.FetchType(pub.Format)
+			if pub.Format == simweb.PubNewsSitemap {
+				ft = seedengine.FetchNewsSitemap
+			}
+			ct := []string{"news", "politics", "sitemap"}[j]
+			hw.seeds = append(hw.seeds, seedengine.Seed{
+				DomainID: "media:sg:" + host, ContentType: ct, Category: "news",
+				Fetch: seedengine.SeedFetch{Type: ft, EntryURL: "https://" + host + pub.Path, Schedule: "@hourly"},
+			})
+		}
+	}
+	return hw
+}
+
+func (hw *harvestWeb) sites() []simweb.Site {
+	out := make([]simweb.Site, len(hw.publishers))
+	for i, p := range hw.publishers {
+		out[i] = p.Site()
+	}
+	return out
+}
+
+// promote creates and promotes every seed.
+func (hw *harvestWeb) promote(t *testing.T, seeds *sqlstore.SeedService) {
+	t.Helper()
+	for i := range hw.seeds {
+		sd := hw.seeds[i]
+		require.NoError(t, seeds.CreateSeed(t.Context(), &sd, "test"))
+		_, err := seeds.TransitionSeed(t.Context(), sd.SeedID, seedengine.SeedPromote, "test", "")
+		require.NoError(t, err)
+		hw.seeds[i] = sd
+	}
+}
+
+// published are the canonical URLs of every article published by
+// simulated time at.
+func (hw *harvestWeb) published(at time.Time) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range hw.publishers {
+		for _, u := range p.Published(at) {
+			out[u] = true
+		}
+	}
+	return out
+}
+
+// followItems reads every item through the API's cursor.
+func followItems(t *testing.T, s *stack, since int64) ([]seedengine.Item, int64) {
+	t.Helper()
+	var all []seedengine.Item
+	for {
+		var page struct {
+			Items     []seedengine.Item `json:"items"`
+			NextSince int64             `json:"next_since"`
+		}
+		r := s.get(t, fmt.Sprintf("/api/v1/items?since=%d&limit=1000", since), &page)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		all = append(all, page.Items...)
+		if len(page.Items) == 0 {
+			return all, since
+		}
+		since = page.NextSince
+	}
+}
+
+// The harvest of active seeds on a simulated web that publishes over
+// time: every published article is recorded once (a story in a feed, its
+// section feed and the news sitemap is one item; tracking parameters do
+// not make a second), a consumer following the cursor while the harvest
+// runs gets each exactly once, and the item files hold what the index
+// does.
+func TestHarvestCoverage(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		// Four simulated hours in 40 s of real time: the busiest feed shows a
+		// new article every 0.5 s, and its window of 10 every 5 s.
+		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Speed: 360}
+		hw := newHarvestWeb(28, clock)
+		_, client := simwebtest.Client(t, hw.sites(), 5*time.Second)
+		s := newStack(t, db, withQueue(), withHarvest(harvestOpts{
+			fetch:    client,
+			interval: 200 * time.Millisecond,
+			// On a clock 540 times fast, the pace's 5 min floor is under a
+			// second; a round comes every 200 ms.
+			checks: seedcheck.Config{Pace: harvest.PaceConfig{Min: 300 * time.Millisecond, Max: 2 * time.Minute, Lag: 100 * time.Millisecond, First: time.Second}},
+		}))
+		hw.promote(t, s.seeds)
+		clock.StartNow() // publishing starts once the seeds are active
+
+		// A consumer follows the cursor while the harvest runs.
+		followed := map[string]int{}
+		var since int64
+		deadline := time.Now().Add(40 * time.Second)
+		for time.Now().Before(deadline) {
+			var page []seedengine.Item
+			page, since = followItems(t, s, since)
+			for _, it := range page {
+				followed[it.NormalizedURL]++
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+
+		// Publishing stops; one more read of every seed finds what was
+		// still to see.
+		stoppedAt := clock.Stop()
+		checkedAfter := time.Now()
+		for _, sd := range hw.seeds {
+			r := s.post(t, "/api/v1/seeds/"+url.PathEscape(sd.SeedID)+"/check", nil)
+			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		}
+		require.Eventually(t, func() bool {
+			for _, sd := range hw.seeds {
+				checks, err := s.seeds.FindSeedChecks(t.Context(), sd.SeedID, 0, checkedAfter, 1)
+				if err != nil || len(checks) == 0 {
+					return false
+				}
+			}
+			return true
+		}, 2*time.Minute, 100*time.Millisecond, "a last check of every seed")
+		page, _ := followItems(t, s, since)
+		for _, it := range page {
+			followed[it.NormalizedURL]++
+		}
+
+		published := hw.published(stoppedAt)
+		require.Greater(t, len(published), 400)
+		seen, dup, stray := 0, 0, 0
+		for u, n := range followed {
+			if n > 1 {
+				dup++
+			}
+			if published[u] {
+				seen++
+			} else {
+				stray++
+			}
+		}
+		coverage := float64(seen) / float64(len(published))
+		// The fewest reads that see every article: one per window's worth
+		// of what each entry carried, at least one.
+		fewest := 0
+		for _, p := range hw.publishers {
+			for _, pub := range p.Publications {
+				carried := (p.Count(stoppedAt) + max(pub.Every, 1) - 1) / max(pub.Every, 1)
+				fewest += max(1, (carried+pub.Window-1)/pub.Window)
+			}
+		}
+		var gaps, reads int
+		for _, sd := range hw.seeds {
+			checks, err := s.seeds.FindSeedChecks(t.Context(), sd.SeedID, 0, time.Time{}, 500)
+			require.NoError(t, err)
+			reads += len(checks) - 1 // not the last, asked for after the end
+			for _, c := range checks {
+				if c.PossibleGap {
+					gaps++
+				}
+			}
+		}
+		t.Logf("published %d, recorded %d (coverage %.4f), duplicates %d, strays %d, reads %d (%.2f times the fewest, %d), possible gaps %d",
+			len(published), len(followed), coverage, dup, stray, reads, float64(reads)/float64(fewest), fewest, gaps)
+		require.Zero(t, dup, "every item once")
+		require.Zero(t, stray, "nothing but articles")
+		require.GreaterOrEqual(t, coverage, 0.995)
+
+		// The files hold what the index does, once each.
+		n, err := s.itemFiles.Flush(t.Context(), true)
+		require.NoError(t, err)
+		require.Positive(t, n)
+		var parts struct {
+			Items []seedengine.ItemPartition `json:"items"`
+		}
+		s.get(t, "/api/v1/items/partitions?limit=1000", &parts)
+		inFiles := map[string]int{}
+		total := 0
+		for _, p := range parts.Items {
+			require.Zero(t, p.Pending, "%+v", p)
+			total += p.Items
+			var files struct {
+				Items []seedengine.ItemFile `json:"items"`
+			}
+			s.get(t, "/api/v1/items/"+p.Country+"/"+p.Category+"/"+p.Date, &files)
+			require.Len(t, files.Items, p.Files)
+			for _, f := range files.Items {
+				key, err := layout.ItemFileKey(p.Partition, f.File)
+				require.NoError(t, err)
+				require.Equal(t, key, f.Key)
+				r := s.do(t, request{Path: "/api/v1/items/" + p.Country + "/" + p.Category + "/" + p.Date + "/" + f.Name})
+				require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+				require.EqualValues(t, f.Bytes, len(r.Body))
+				lines := 0
+				sc := bufio.NewScanner(bytes.NewReader(r.Body))
+				sc.Buffer(nil, 1<<20)
+				for sc.Scan() {
+					var it seedengine.Item
+					require.NoError(t, json.Unmarshal(sc.Bytes(), &it))
+					require.Equal(t, p.Partition, it.Partition())
+					inFiles[it.NormalizedURL]++
+					lines++
+				}
+				require.Equal(t, f.Items, lines)
+			}
+		}
+		require.Equal(t, len(followed), total)
+		require.Len(t, inFiles, len(followed))
+		for u, n := range inFiles {
+			require.Equal(t, 1, n, u)
+		}
+
+		// The export streams the same items, gzip when asked (a request
+		// that names the encoding itself gets the compressed bytes).
+		r := s.do(t, request{Path: "/api/v1/items/export", Header: http.Header{"Accept-Encoding": {"gzip"}}})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		require.Equal(t, "gzip", r.Header.Get("Content-Encoding"))
+		require.Equal(t, len(followed), strings.Count(string(gunzip(t, r.Body)), "\n"))
+		r = s.do(t, request{Path: "/api/v1/items/export?country=sg&category=news&date=" + parts.Items[0].Date})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		require.Equal(t, "application/x-ndjson", r.Header.Get("Content-Type"))
+		require.Equal(t, parts.Items[0].Items, strings.Count(string(r.Body), "\n"))
+	})
+}
+
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	require.NoError(t, err)
+	out, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	return out
+}

@@ -1,0 +1,394 @@
+package httpapi
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/layout"
+)
+
+// Items: what the harvest recorded (internal/harvest), followed by
+// cursor, exported as NDJSON, and stored as files per partition.
+
+// itemFilterInput is the filter of the item routes. huma reads
+// parameters of named fields only, so each route's input repeats the
+// fields and hands them over with filter().
+type itemFilterInput struct {
+	Country, Category, Date, SeedID, DomainID string
+	Since                                     int64
+}
+
+// filter validates the filters, naming the parameter of a bad one.
+func (in *itemFilterInput) filter() (seedengine.ItemFilter, error) {
+	f := seedengine.ItemFilter{Country: seedengine.NormalizeCountry(in.Country), Category: in.Category, Date: in.Date, Since: in.Since}
+	check := func(name string, err error) error {
+		if err == nil {
+			return nil
+		}
+		return &locatedError{loc: "query", err: seedengine.FieldErrorf(name, "%s", seedengine.ErrorMessage(err))}
+	}
+	if f.Country != "" {
+		if err := check("country", seedengine.ValidateCountry(f.Country)); err != nil {
+			return f, err
+		}
+	}
+	if f.Category != "" {
+		if err := check("category", seedengine.ValidateCategory(f.Category)); err != nil {
+			return f, err
+		}
+	}
+	if f.Date != "" {
+		if err := check("date", seedengine.ValidateDate(f.Date)); err != nil {
+			return f, err
+		}
+	}
+	if in.SeedID != "" {
+		id, err := parseSeedID(in.SeedID, "query", "seed_id")
+		if err != nil {
+			return f, err
+		}
+		f.SeedID = id
+	}
+	if in.DomainID != "" {
+		if _, _, _, err := seedengine.ParseDomainID(strings.ToLower(in.DomainID)); err != nil {
+			return f, check("domain_id", err)
+		}
+		f.DomainID = strings.ToLower(in.DomainID)
+	}
+	return f, nil
+}
+
+type itemListInput struct {
+	Country  string `query:"country" maxLength:"8" doc:"Only this country (any case)." example:"sg"`
+	Category string `query:"category" maxLength:"40" doc:"Only this category." example:"news"`
+	Date     string `query:"date" maxLength:"10" doc:"Only items first seen on this UTC day, YYYY-MM-DD."`
+	SeedID   string `query:"seed_id" maxLength:"400" doc:"Only this seed's items."`
+	DomainID string `query:"domain_id" maxLength:"300" doc:"Only this domain's items."`
+	Since    int64  `query:"since" minimum:"0" default:"0" doc:"Only items with an id above this: the cursor. Start at 0, then pass next_since."`
+	Limit    int    `query:"limit" default:"100" minimum:"1" maximum:"1000" doc:"Page size."`
+}
+
+func (in *itemListInput) filter() (seedengine.ItemFilter, error) {
+	return (&itemFilterInput{in.Country, in.Category, in.Date, in.SeedID, in.DomainID, in.Since}).filter()
+}
+
+type itemList struct {
+	Items []seedengine.Item `json:"items"`
+	Limit int               `json:"limit"`
+	Since int64             `json:"since"`
+	// NextSince is the cursor of the next page: the last item's id, or
+	// since when the page is empty. Polling with it gets every item once,
+	// in first-seen order, with no gaps.
+	NextSince int64 `json:"next_since" doc:"The cursor of the next page: the last item's id, or since when the page is empty. Polling with it gets every item once, in id order, with no gaps."`
+}
+
+type itemListOutput struct{ Body itemList }
+
+func (s *Server) handleItemList(ctx context.Context, in *itemListInput) (*itemListOutput, error) {
+	if s.deps.Items == nil {
+		return nil, unavailable("items")
+	}
+	f, err := in.filter()
+	if err != nil {
+		return nil, err
+	}
+	f.Limit = in.Limit
+	items, err := s.deps.Items.FindItems(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := itemList{Items: items, Limit: in.Limit, Since: in.Since, NextSince: in.Since}
+	if len(items) > 0 {
+		out.NextSince = items[len(items)-1].ID
+	}
+	return &itemListOutput{Body: out}, nil
+}
+
+type itemExportInput struct {
+	Country        string `query:"country" maxLength:"8" doc:"Only this country (any case)." example:"sg"`
+	Category       string `query:"category" maxLength:"40" doc:"Only this category." example:"news"`
+	Date           string `query:"date" maxLength:"10" doc:"Only items first seen on this UTC day, YYYY-MM-DD."`
+	SeedID         string `query:"seed_id" maxLength:"400" doc:"Only this seed's items."`
+	DomainID       string `query:"domain_id" maxLength:"300" doc:"Only this domain's items."`
+	Since          int64  `query:"since" minimum:"0" default:"0" doc:"Only items with an id above this: the cursor. Start at 0, then pass next_since."`
+	Until          int64  `query:"until" minimum:"0" default:"0" doc:"Only items with an id up to this one; 0: every item there is when the export starts."`
+	Gzip           bool   `query:"gzip" default:"false" doc:"Compress the stream with gzip (also when the request accepts gzip)."`
+	AcceptEncoding string `header:"Accept-Encoding"`
+}
+
+func (in *itemExportInput) filter() (seedengine.ItemFilter, error) {
+	return (&itemFilterInput{in.Country, in.Category, in.Date, in.SeedID, in.DomainID, in.Since}).filter()
+}
+
+// exportPage is how many items an export reads from the store at a time.
+const exportPage = seedengine.MaxItemsPage
+
+type itemExportOutput struct {
+	ContentType     string `header:"Content-Type"`
+	ContentEncoding string `header:"Content-Encoding"`
+	Vary            string `header:"Vary"`
+	Body            func(huma.Context)
+}
+
+func (s *Server) handleItemExport(ctx context.Context, in *itemExportInput) (*itemExportOutput, error) {
+	if s.deps.Items == nil {
+		return nil, unavailable("items")
+	}
+	f, err := in.filter()
+	if err != nil {
+		return nil, err
+	}
+	if in.Until > 0 && in.Until <= in.Since {
+		return nil, &locatedError{loc: "query", err: seedengine.FieldErrorf("until", "until must be above since")}
+	}
+	f.Until, f.Limit = in.Until, exportPage
+	// The first page is read before the status is sent, so a store that
+	// is down answers 503 rather than an empty 200.
+	first, err := s.deps.Items.FindItems(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	out := &itemExportOutput{ContentType: "application/x-ndjson", Vary: "Accept-Encoding"}
+	zip := in.Gzip || acceptsGzip(in.AcceptEncoding)
+	if zip {
+		out.ContentEncoding = "gzip"
+	}
+	out.Body = func(hctx huma.Context) {
+		hctx.SetStatus(http.StatusOK)
+		if hctx.Method() == http.MethodHead {
+			return
+		}
+		var w io.Writer = hctx.BodyWriter()
+		var gz *gzip.Writer
+		if zip {
+			gz = gzip.NewWriter(w)
+			w = gz
+		}
+		bw := bufio.NewWriterSize(w, 64<<10)
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		page := first
+		for {
+			for i := range page {
+				if err := enc.Encode(&page[i]); err != nil {
+					s.abortStream(ctx, "stream items", err)
+				}
+			}
+			if len(page) < exportPage {
+				break
+			}
+			f.Since = page[len(page)-1].ID
+			var err error
+			if page, err = s.deps.Items.FindItems(ctx, f); err != nil {
+				s.abortStream(ctx, "read items to stream", err)
+			}
+		}
+		err := bw.Flush()
+		if err == nil && gz != nil {
+			err = gz.Close()
+		}
+		if err != nil {
+			s.abortStream(ctx, "stream items", err)
+		}
+	}
+	return out, nil
+}
+
+// abortStream ends a streamed answer whose status line is gone: the
+// connection is cut, so the client sees a cut-off body rather than a
+// short one that looks complete.
+func (s *Server) abortStream(ctx context.Context, what string, err error) {
+	if ctx.Err() == nil {
+		stateFrom(ctx).logError(what, err)
+	}
+	panic(http.ErrAbortHandler)
+}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip.
+func acceptsGzip(h string) bool {
+	for part := range strings.SplitSeq(h, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q, ok := strings.CutPrefix(strings.ReplaceAll(params, " ", ""), "q=")
+		if !ok {
+			return true
+		}
+		v, err := strconv.ParseFloat(q, 64)
+		return err == nil && v > 0
+	}
+	return false
+}
+
+// registerItemExport documents the streamed body.
+func (s *Server) registerItemExport(api huma.API, op huma.Operation) {
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "The items, one JSON object per line in id order (NDJSON), gzip-compressed when asked.",
+		Content: map[string]*huma.MediaType{"application/x-ndjson": {
+			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
+		}},
+	}}
+	huma.Register(api, op, s.handleItemExport)
+}
+
+type itemPartitionListInput struct {
+	Country  string `query:"country" maxLength:"8" doc:"Only this country (any case)." example:"sg"`
+	Category string `query:"category" maxLength:"40" doc:"Only this category." example:"news"`
+	DateFrom string `query:"date_from" maxLength:"10" doc:"Only dates on or after this one, YYYY-MM-DD."`
+	DateTo   string `query:"date_to" maxLength:"10" doc:"Only dates on or before this one, YYYY-MM-DD."`
+	Limit    int    `query:"limit" default:"50" minimum:"1" maximum:"1000" doc:"Page size."`
+	Offset   int    `query:"offset" default:"0" minimum:"0" doc:"Partitions to skip."`
+}
+
+type itemPartitionList struct {
+	Items  []seedengine.ItemPartition `json:"items"`
+	Total  int                        `json:"total" doc:"Partitions matching the filters, regardless of limit and offset."`
+	Limit  int                        `json:"limit"`
+	Offset int                        `json:"offset"`
+}
+
+type itemPartitionListOutput struct{ Body itemPartitionList }
+
+func (s *Server) handleItemPartitions(ctx context.Context, in *itemPartitionListInput) (*itemPartitionListOutput, error) {
+	if s.deps.Items == nil {
+		return nil, unavailable("items")
+	}
+	f := seedengine.ItemPartitionFilter{Country: seedengine.NormalizeCountry(in.Country), Category: in.Category,
+		DateFrom: in.DateFrom, DateTo: in.DateTo, Limit: in.Limit, Offset: in.Offset}
+	for _, c := range []struct {
+		name, v string
+		check   func(string) error
+	}{
+		{"country", f.Country, seedengine.ValidateCountry},
+		{"category", f.Category, seedengine.ValidateCategory},
+		{"date_from", f.DateFrom, seedengine.ValidateDate},
+		{"date_to", f.DateTo, seedengine.ValidateDate},
+	} {
+		if c.v == "" {
+			continue
+		}
+		if err := c.check(c.v); err != nil {
+			return nil, &locatedError{loc: "query", err: seedengine.FieldErrorf(c.name, "%s", seedengine.ErrorMessage(err))}
+		}
+	}
+	items, total, err := s.deps.Items.FindItemPartitions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	return &itemPartitionListOutput{Body: itemPartitionList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}}, nil
+}
+
+type itemPartitionInput struct {
+	Country  string `path:"country" maxLength:"8" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
+	Category string `path:"category" maxLength:"40" doc:"Category slug." example:"news"`
+	Date     string `path:"date" maxLength:"10" doc:"The UTC day the items were first seen, YYYY-MM-DD." example:"2026-11-27"`
+}
+
+type itemFileList struct {
+	seedengine.Partition
+	Items []seedengine.ItemFile `json:"items"`
+}
+
+type itemFileListOutput struct{ Body itemFileList }
+
+func (s *Server) handleItemFiles(ctx context.Context, in *itemPartitionInput) (*itemFileListOutput, error) {
+	if s.deps.Items == nil {
+		return nil, unavailable("items")
+	}
+	p, err := pathPartition(in.Country, in.Category, in.Date)
+	if err != nil {
+		return nil, err
+	}
+	files, err := s.deps.Items.FindItemFiles(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	for i := range files {
+		files[i].Key, _ = layout.ItemFileKey(p, files[i].File)
+	}
+	return &itemFileListOutput{Body: itemFileList{Partition: p, Items: files}}, nil
+}
+
+type itemFileInput struct {
+	Country  string `path:"country" maxLength:"8" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
+	Category string `path:"category" maxLength:"40" doc:"Category slug." example:"news"`
+	Date     string `path:"date" maxLength:"10" doc:"The UTC day the items were first seen, YYYY-MM-DD." example:"2026-11-27"`
+	File     string `path:"file" maxLength:"32" doc:"items_0001, items_0001.jsonl or the file number." example:"items_0001"`
+}
+
+func (s *Server) handleItemFileGet(ctx context.Context, in *itemFileInput) (*chunkStreamOutput, error) {
+	if s.deps.Items == nil || s.deps.Objects == nil {
+		return nil, unavailable("items")
+	}
+	p, err := pathPartition(in.Country, in.Category, in.Date)
+	if err != nil {
+		return nil, err
+	}
+	name := strings.TrimSuffix(in.File, ".jsonl")
+	n, err := strconv.Atoi(name)
+	if err != nil {
+		if n, err = layout.ParseItemFileName(name); err != nil {
+			return nil, inPath(err)
+		}
+	} else if n < 1 {
+		return nil, inPath(seedengine.FieldErrorf("file", "file must be a file name like items_0001 or its number"))
+	}
+	// Only a file the index says is written is served: one being written
+	// is not there yet, whatever the store holds.
+	files, err := s.deps.Items.FindItemFiles(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var found *seedengine.ItemFile
+	for i := range files {
+		if files[i].File == n && files[i].WrittenAt != nil {
+			found = &files[i]
+		}
+	}
+	if found == nil {
+		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no such item file")
+	}
+	key, err := layout.ItemFileKey(p, n)
+	if err != nil {
+		return nil, inPath(err)
+	}
+	rc, size, err := s.deps.Objects.NewReader(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	out := &chunkStreamOutput{ContentType: "application/x-ndjson", ContentLength: size,
+		LastModified: found.WrittenAt.UTC().Format(http.TimeFormat)}
+	out.Body = func(hctx huma.Context) {
+		defer func() { _ = rc.Close() }()
+		hctx.SetStatus(http.StatusOK)
+		if hctx.Method() == http.MethodHead {
+			return
+		}
+		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
+			s.abortStream(ctx, "stream item file", err)
+		}
+	}
+	return out, nil
+}
+
+// registerItemFileGet documents the streamed file.
+func (s *Server) registerItemFileGet(api huma.API, op huma.Operation) {
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "The file exactly as stored: one item per line (NDJSON), in id order.",
+		Content: map[string]*huma.MediaType{"application/x-ndjson": {
+			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
+		}},
+	}}
+	huma.Register(api, op, s.handleItemFileGet)
+}

@@ -1,0 +1,248 @@
+package simweb
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"html"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A Publisher is a site that publishes over time: articles appear at a
+// steady rate on a simulated clock that may run faster than the real one,
+// and its feeds and news sitemap show the newest of them, a fixed window
+// at a time, as a real publisher's do. Tests measure a harvest's
+// coverage against what it published (Published).
+
+// Clock is a simulated clock: Epoch at the real instant Start, then Speed
+// simulated seconds per real second; stopped from the real instant its
+// Stop is called (a test's end: nothing more is published).
+type Clock struct {
+	Start time.Time
+	Epoch time.Time
+	Speed float64
+
+	mu      sync.Mutex
+	stopped time.Time
+}
+
+// Now is the simulated time at the real time real.
+func (c *Clock) Now(real time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.stopped.IsZero() && real.After(c.stopped) {
+		real = c.stopped
+	}
+	return c.Epoch.Add(time.Duration(float64(real.Sub(c.Start)) * c.Speed))
+}
+
+// StartNow starts the simulated time at Epoch now: before, nothing is
+// published yet.
+func (c *Clock) StartNow() {
+	c.mu.Lock()
+	c.Start = time.Now()
+	c.mu.Unlock()
+}
+
+// Stop stops the clock now and returns the simulated time it stopped at.
+func (c *Clock) Stop() time.Time {
+	now := time.Now()
+	c.mu.Lock()
+	if c.stopped.IsZero() {
+		c.stopped = now
+	}
+	c.mu.Unlock()
+	return c.Now(now)
+}
+
+// Feed formats a Publication serves.
+const (
+	PubRSS         = "rss"
+	PubAtom        = "atom"
+	PubJSONFeed    = "json_feed"
+	PubNewsSitemap = "news_sitemap"
+)
+
+// Publication is one entry of a Publisher: a feed or news sitemap at Path
+// showing the newest Window of the publisher's articles it carries.
+type Publication struct {
+	Path   string
+	Format string // PubRSS, PubAtom, PubJSONFeed, PubNewsSitemap
+	Window int
+	// Every, when above 1, carries only every Every-th article (a section
+	// feed: those articles are in the main feed too).
+	Every int
+	// Tracking adds utm_ parameters to each link, as feeds often do.
+	Tracking bool
+	// Undated leaves dates out.
+	Undated bool
+}
+
+// Publisher publishes PerDay articles a simulated day on Host.
+type Publisher struct {
+	Host   string
+	PerDay float64
+	Clock  *Clock
+	// Publications are its entries; at least one.
+	Publications []Publication
+
+	phase float64 // where in the first gap the first article falls, from the host
+	once  sync.Once
+}
+
+func (p *Publisher) init() {
+	p.once.Do(func() {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(p.Host))
+		p.phase = float64(h.Sum64()%1000) / 1000
+	})
+}
+
+// gap is the simulated time between two articles.
+func (p *Publisher) gap() time.Duration {
+	return time.Duration(float64(24*time.Hour) / p.PerDay)
+}
+
+// Count is how many articles are published by simulated time t.
+func (p *Publisher) Count(t time.Time) int {
+	p.init()
+	if p.PerDay <= 0 || t.Before(p.Clock.Epoch) {
+		return 0
+	}
+	return int(math.Floor(float64(t.Sub(p.Clock.Epoch))/float64(p.gap()) + p.phase))
+}
+
+// PublishedAt is when article i (from 0) is published, simulated.
+func (p *Publisher) PublishedAt(i int) time.Time {
+	p.init()
+	return p.Clock.Epoch.Add(time.Duration((float64(i+1) - p.phase) * float64(p.gap())))
+}
+
+// ArticleURL is article i's canonical URL.
+func (p *Publisher) ArticleURL(i int) string {
+	return fmt.Sprintf("https://%s/articles/%d/story-%d", p.Host, i, i)
+}
+
+// Published lists the canonical URLs of the articles published by
+// simulated time t.
+func (p *Publisher) Published(t time.Time) []string {
+	n := p.Count(t)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = p.ArticleURL(i)
+	}
+	return out
+}
+
+// Site is the publisher as a simweb site: its publications answer at
+// their paths, against the real clock.
+func (p *Publisher) Site() Site {
+	p.init()
+	return Site{Host: p.Host, Layout: LayoutStatic, Dynamic: func(r *http.Request) (Page, bool) {
+		for _, pub := range p.Publications {
+			if r.URL.Path == pub.Path {
+				return p.serve(r, pub, p.Clock.Now(time.Now())), true
+			}
+		}
+		return Page{}, false
+	}}
+}
+
+// window returns the article numbers pub shows at simulated time t,
+// newest first.
+func (p *Publisher) window(pub Publication, t time.Time) []int {
+	every := max(pub.Every, 1)
+	var out []int
+	for i := p.Count(t) - 1; i >= 0 && len(out) < pub.Window; i-- {
+		if i%every == 0 {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page {
+	ids := p.window(pub, now)
+	h := sha256.New()
+	fmt.Fprint(h, pub.Path, ids)
+	etag := `"` + hex.EncodeToString(h.Sum(nil)[:8]) + `"`
+	if r.Header.Get("If-None-Match") == etag {
+		return Page{Status: http.StatusNotModified, Header: http.Header{"ETag": {etag}}}
+	}
+	link := func(i int) string {
+		u := p.ArticleURL(i)
+		if pub.Tracking {
+			u += "?utm_source=feed&utm_medium=rss&utm_campaign=" + strconv.Itoa(i%7)
+		}
+		return u
+	}
+	var b strings.Builder
+	ctype := "application/rss+xml; charset=utf-8"
+	switch pub.Format {
+	case PubAtom:
+		ctype = "application/atom+xml; charset=utf-8"
+		fmt.Fprintf(&b, `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>%s</title><id>https://%s/</id><updated>%s</updated>`,
+			p.Host, p.Host, now.UTC().Format(time.RFC3339))
+		for _, i := range ids {
+			fmt.Fprintf(&b, `<entry><title>Story %d</title><id>%s</id><link href="%s"/>`, i, p.ArticleURL(i), html.EscapeString(link(i)))
+			if !pub.Undated {
+				fmt.Fprintf(&b, `<updated>%s</updated>`, p.PublishedAt(i).UTC().Format(time.RFC3339))
+			}
+			b.WriteString(`<category term="news"/></entry>`)
+		}
+		b.WriteString(`</feed>`)
+	case PubJSONFeed:
+		ctype = "application/feed+json"
+		type item struct {
+			ID        string   `json:"id"`
+			URL       string   `json:"url"`
+			Title     string   `json:"title"`
+			Published string   `json:"date_published,omitempty"`
+			Tags      []string `json:"tags"`
+		}
+		doc := struct {
+			Version string `json:"version"`
+			Title   string `json:"title"`
+			Items   []item `json:"items"`
+		}{Version: "https://jsonfeed.org/version/1.1", Title: p.Host, Items: []item{}}
+		for _, i := range ids {
+			it := item{ID: p.ArticleURL(i), URL: link(i), Title: fmt.Sprintf("Story %d", i), Tags: []string{"news"}}
+			if !pub.Undated {
+				it.Published = p.PublishedAt(i).UTC().Format(time.RFC3339)
+			}
+			doc.Items = append(doc.Items, it)
+		}
+		body, _ := json.Marshal(doc)
+		b.Write(body)
+	case PubNewsSitemap:
+		ctype = "application/xml; charset=utf-8"
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">`)
+		for _, i := range ids {
+			fmt.Fprintf(&b, `<url><loc>%s</loc><news:news><news:publication><news:name>%s</news:name><news:language>en</news:language></news:publication>`,
+				html.EscapeString(link(i)), p.Host)
+			if !pub.Undated {
+				fmt.Fprintf(&b, `<news:publication_date>%s</news:publication_date>`, p.PublishedAt(i).UTC().Format(time.RFC3339))
+			}
+			fmt.Fprintf(&b, `<news:title>Story %d</news:title></news:news></url>`, i)
+		}
+		b.WriteString(`</urlset>`)
+	default:
+		fmt.Fprintf(&b, `<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>%s</title><link>https://%s/</link><language>en</language>`, p.Host, p.Host)
+		for _, i := range ids {
+			fmt.Fprintf(&b, `<item><title>Story %d</title><link>%s</link><guid>%s</guid><category>news</category>`, i, html.EscapeString(link(i)), p.ArticleURL(i))
+			if !pub.Undated {
+				fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, p.PublishedAt(i).UTC().Format(time.RFC1123Z))
+			}
+			b.WriteString(`</item>`)
+		}
+		b.WriteString(`</channel></rss>`)
+	}
+	return Page{ContentType: ctype, Body: []byte(b.String()), Header: http.Header{"ETag": {etag}}}
+}

@@ -1,0 +1,578 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/seedengine/seedengine"
+)
+
+// Harvested items (internal/harvest): recorded with the check that read
+// them (recordItems, inside RecordSeedCheck's transaction), read by the
+// API, and written to files by the harvest flusher.
+
+// ItemService keeps the harvested items.
+type ItemService struct {
+	db *DB
+}
+
+var _ seedengine.ItemService = (*ItemService)(nil)
+
+// NewItemService returns an ItemService on db.
+func NewItemService(db *DB) *ItemService { return &ItemService{db: db} }
+
+// itemsLock is the PostgreSQL advisory lock a transaction holds from
+// taking item ids until it commits, so ids commit in order: a reader that
+// has seen id n never later sees a smaller one appear. (SQLite has one
+// writer at a time and needs none.)
+const itemsLock = 0x5eed17e5
+
+// seenBump is how stale a dedupe row's last sighting may be before a
+// read that lists the URL again writes the new time: the window counts
+// from the last sighting, and most reads write nothing.
+const seenBump = 24 * time.Hour
+
+// urlKey is the dedupe key of a normalized URL: 16 bytes of its SHA-256.
+func urlKey(normalized string) []byte {
+	h := sha256.Sum256([]byte(normalized))
+	return h[:16]
+}
+
+// maxRowsPerStatement bounds the rows of one multi-row statement (SQLite
+// allows 32,766 parameters).
+const maxRowsPerStatement = 500
+
+// newItems returns which of items no read listed before within the
+// window, marking them seen, and marks the others seen at now when their
+// last sighting is older than seenBump. A URL two transactions record at
+// once is new to exactly one of them (the second waits on the first's
+// key).
+func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengine.Item, now time.Time) ([]seedengine.Item, error) {
+	keys := make([][]byte, len(items))
+	for i := range items {
+		keys[i] = urlKey(items[i].NormalizedURL)
+	}
+	inserted := map[string]bool{}
+	for start := 0; start < len(keys); start += maxRowsPerStatement {
+		part := keys[start:min(start+maxRowsPerStatement, len(keys))]
+		var b strings.Builder
+		b.WriteString(`INSERT INTO harvest_seen (url_key, seen_at) VALUES `)
+		args := make([]any, 0, len(part)+1)
+		args = append(args, s.db.timeArg(now))
+		for i, k := range part {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "($%d, $1)", i+2)
+			args = append(args, k)
+		}
+		b.WriteString(` ON CONFLICT (url_key) DO NOTHING RETURNING url_key`)
+		rows, err := tx.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, fmt.Errorf("mark items seen: %w", err)
+		}
+		for rows.Next() {
+			var k []byte
+			if err := rows.Scan(&k); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("mark items seen: %w", err)
+			}
+			inserted[string(k)] = true
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("mark items seen: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("mark items seen: %w", err)
+		}
+	}
+	var fresh []seedengine.Item
+	var old [][]byte
+	for i, k := range keys {
+		if inserted[string(k)] {
+			fresh = append(fresh, items[i])
+		} else {
+			old = append(old, k)
+		}
+	}
+	for start := 0; start < len(old); start += maxRowsPerStatement {
+		part := old[start:min(start+maxRowsPerStatement, len(old))]
+		args := make([]any, 0, len(part)+2)
+		args = append(args, s.db.timeArg(now), s.db.timeArg(now.Add(-seenBump)))
+		ph := make([]string, len(part))
+		for i, k := range part {
+			ph[i] = "$" + strconv.Itoa(i+3)
+			args = append(args, k)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE harvest_seen SET seen_at = $1 WHERE seen_at < $2 AND url_key IN (`+strings.Join(ph, ",")+`)`, args...); err != nil {
+			return nil, fmt.Errorf("mark items seen again: %w", err)
+		}
+	}
+	return fresh, nil
+}
+
+// maxWindowKeys bounds the keys kept of a seed's last read: a sitemap
+// of 50,000 URLs counts its unseen items by what it harvested instead.
+const maxWindowKeys = 2000
+
+// unseenItems counts the items the seed's last read did not list and
+// keeps this read's as the seed's window. first is set when the seed had
+// no window yet. Past maxWindowKeys no window is kept, and ok is false.
+func (s *SeedService) unseenItems(ctx context.Context, tx *sql.Tx, seedID string, items []seedengine.Item) (unseen int, first, ok bool, err error) {
+	var old []byte
+	err = tx.QueryRowContext(ctx, `SELECT url_keys FROM seed_windows WHERE seed_id = $1`, seedID).Scan(&old)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		first = true
+	case err != nil:
+		return 0, false, false, fmt.Errorf("read the seed's last window: %w", err)
+	}
+	if len(items) > maxWindowKeys {
+		_, err := tx.ExecContext(ctx, `DELETE FROM seed_windows WHERE seed_id = $1`, seedID)
+		return 0, first, false, err
+	}
+	prev := make(map[string]bool, len(old)/16)
+	for i := 0; i+16 <= len(old); i += 16 {
+		prev[string(old[i:i+16])] = true
+	}
+	keys := make([]byte, 0, 16*len(items))
+	for i := range items {
+		k := urlKey(items[i].NormalizedURL)
+		if !prev[string(k)] {
+			unseen++
+		}
+		keys = append(keys, k...)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_windows (seed_id, url_keys) VALUES ($1, $2)
+		ON CONFLICT (seed_id) DO UPDATE SET url_keys = excluded.url_keys`, seedID, keys); err != nil {
+		return 0, first, false, fmt.Errorf("keep the seed's window: %w", err)
+	}
+	return unseen, first, true, nil
+}
+
+// insertItems stores new items, setting their IDs in commit order, and
+// counts them in their partitions.
+func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seedengine.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	if s.db.engine == EnginePostgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(itemsLock)); err != nil {
+			return fmt.Errorf("record items: %w", err)
+		}
+	}
+	type count struct {
+		n      int
+		oldest time.Time
+	}
+	parts := map[seedengine.Partition]*count{}
+	var order []seedengine.Partition
+	for start := 0; start < len(items); start += maxRowsPerStatement {
+		part := items[start:min(start+maxRowsPerStatement, len(items))]
+		var b strings.Builder
+		b.WriteString(`INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json) VALUES `)
+		args := make([]any, 0, 7*len(part))
+		for i := range part {
+			it := &part[i]
+			p := it.Partition()
+			body, err := json.Marshal(itemRecord(*it))
+			if err != nil {
+				return fmt.Errorf("record items: %w", err)
+			}
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			n := len(args)
+			fmt.Fprintf(&b, "($%d,$%d,$%d,$%d,$%d,$%d,$%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
+			args = append(args, p.Country, p.Category, p.Date, it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt), string(body))
+			c := parts[p]
+			if c == nil {
+				c = &count{oldest: it.FirstSeenAt}
+				parts[p] = c
+				order = append(order, p)
+			}
+			c.n++
+		}
+		b.WriteString(` RETURNING id`)
+		rows, err := tx.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return fmt.Errorf("record items: %w", err)
+		}
+		i := 0
+		for rows.Next() {
+			if i < len(part) {
+				if err := rows.Scan(&part[i].ID); err != nil {
+					rows.Close()
+					return fmt.Errorf("record items: %w", err)
+				}
+			}
+			i++
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("record items: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("record items: %w", err)
+		}
+		if i != len(part) {
+			return fmt.Errorf("record items: %d ids for %d items", i, len(part))
+		}
+	}
+	for _, p := range order {
+		c := parts[p]
+		if _, err := tx.ExecContext(ctx, `INSERT INTO item_partitions (country, category, day, items, oldest_pending_at)
+			VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (country, category, day) DO UPDATE SET items = item_partitions.items + excluded.items,
+				oldest_pending_at = COALESCE(item_partitions.oldest_pending_at, excluded.oldest_pending_at)`,
+			p.Country, p.Category, p.Date, c.n, s.db.timeArg(c.oldest)); err != nil {
+			return fmt.Errorf("count items: %w", err)
+		}
+	}
+	return nil
+}
+
+// itemRecord is an item as item_json keeps it: without its id, which is
+// the row's.
+func itemRecord(it seedengine.Item) seedengine.Item {
+	it.ID = 0
+	return it
+}
+
+// DeleteSeenBefore forgets, at most limit at a time, the URLs no read has
+// listed since t (the dedupe window's end): seen again, they are new.
+// It returns how many it deleted.
+func (s *ItemService) DeleteSeenBefore(ctx context.Context, t time.Time, limit int) (int64, error) {
+	res, err := s.db.writer.ExecContext(ctx, `DELETE FROM harvest_seen WHERE url_key IN
+		(SELECT url_key FROM harvest_seen WHERE seen_at < $1 LIMIT `+strconv.Itoa(limit)+`)`, s.db.timeArg(t))
+	if err != nil {
+		return 0, fmt.Errorf("prune seen urls: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// FindItems implements seedengine.ItemService.
+func (s *ItemService) FindItems(ctx context.Context, f seedengine.ItemFilter) ([]seedengine.Item, error) {
+	return s.findItems(ctx, s.db.reader, f)
+}
+
+func (s *ItemService) findItems(ctx context.Context, q queryer, f seedengine.ItemFilter) ([]seedengine.Item, error) {
+	if f.Limit <= 0 || f.Limit > seedengine.MaxItemsPage {
+		return nil, seedengine.FieldErrorf("limit", "limit must be between 1 and %d", seedengine.MaxItemsPage)
+	}
+	where := []string{"id > $1"}
+	args := []any{f.Since}
+	add := func(col, v string) {
+		if v != "" {
+			args = append(args, v)
+			where = append(where, col+" = $"+strconv.Itoa(len(args)))
+		}
+	}
+	add("country", f.Country)
+	add("category", f.Category)
+	add("day", f.Date)
+	add("seed_id", f.SeedID)
+	add("domain_id", f.DomainID)
+	if f.Until > 0 {
+		args = append(args, f.Until)
+		where = append(where, "id <= $"+strconv.Itoa(len(args)))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, item_json FROM items WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY id LIMIT `+strconv.Itoa(f.Limit), args...)
+	if err != nil {
+		return nil, fmt.Errorf("find items: %w", err)
+	}
+	defer rows.Close()
+	out := []seedengine.Item{}
+	for rows.Next() {
+		var id int64
+		var body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("find items: %w", err)
+		}
+		var it seedengine.Item
+		if err := json.Unmarshal([]byte(body), &it); err != nil {
+			return nil, fmt.Errorf("find items: item %d: %w", id, err)
+		}
+		it.ID = id
+		out = append(out, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find items: %w", err)
+	}
+	return out, nil
+}
+
+// FindItemPartitions implements seedengine.ItemService.
+func (s *ItemService) FindItemPartitions(ctx context.Context, f seedengine.ItemPartitionFilter) ([]seedengine.ItemPartition, int, error) {
+	where := []string{"items > 0"}
+	var args []any
+	add := func(cond, v string) {
+		if v != "" {
+			args = append(args, v)
+			where = append(where, cond+" $"+strconv.Itoa(len(args)))
+		}
+	}
+	add("country =", f.Country)
+	add("category =", f.Category)
+	add("day >=", f.DateFrom)
+	add("day <=", f.DateTo)
+	cond := strings.Join(where, " AND ")
+	var total int
+	if err := s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM item_partitions WHERE `+cond, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("find item partitions: %w", err)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, category, day, items, filed, files, bytes FROM item_partitions WHERE `+cond+
+		` ORDER BY day DESC, country, category LIMIT `+strconv.Itoa(limit)+` OFFSET `+strconv.Itoa(max(f.Offset, 0)), args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("find item partitions: %w", err)
+	}
+	defer rows.Close()
+	out := []seedengine.ItemPartition{}
+	for rows.Next() {
+		var p seedengine.ItemPartition
+		var filed int
+		if err := rows.Scan(&p.Country, &p.Category, &p.Date, &p.Items, &filed, &p.Files, &p.Bytes); err != nil {
+			return nil, 0, fmt.Errorf("find item partitions: %w", err)
+		}
+		p.Pending = p.Items - filed
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("find item partitions: %w", err)
+	}
+	return out, total, nil
+}
+
+const itemFileColumns = `country, category, day, file, items, bytes, first_id, last_id, written_at`
+
+func scanItemFile(row rowScanner) (seedengine.ItemFile, error) {
+	var f seedengine.ItemFile
+	var written scanTime
+	if err := row.Scan(&f.Country, &f.Category, &f.Date, &f.File, &f.Items, &f.Bytes, &f.FirstID, &f.LastID, &written); err != nil {
+		return f, err
+	}
+	f.WrittenAt = written.ptr()
+	f.Name = fmt.Sprintf("items_%04d", f.File)
+	return f, nil
+}
+
+// FindItemFiles implements seedengine.ItemService.
+func (s *ItemService) FindItemFiles(ctx context.Context, p seedengine.Partition) ([]seedengine.ItemFile, error) {
+	return s.itemFiles(ctx, `country = $1 AND category = $2 AND day = $3 ORDER BY file`, p.Country, p.Category, p.Date)
+}
+
+// UnwrittenItemFiles lists the files whose items are fixed but whose
+// object is not known to be written (a flush cut short), oldest first.
+func (s *ItemService) UnwrittenItemFiles(ctx context.Context) ([]seedengine.ItemFile, error) {
+	return s.itemFiles(ctx, `written_at IS NULL ORDER BY created_at LIMIT 1000`)
+}
+
+func (s *ItemService) itemFiles(ctx context.Context, cond string, args ...any) ([]seedengine.ItemFile, error) {
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+itemFileColumns+` FROM item_files WHERE `+cond, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find item files: %w", err)
+	}
+	defer rows.Close()
+	out := []seedengine.ItemFile{}
+	for rows.Next() {
+		f, err := scanItemFile(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find item files: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find item files: %w", err)
+	}
+	return out, nil
+}
+
+// PendingItemPartitions lists up to limit partitions with items in no
+// file whose oldest such item was first seen before olderThan, or with
+// at least full of them, or of a day before today's: what a flush
+// writes now.
+func (s *ItemService) PendingItemPartitions(ctx context.Context, olderThan time.Time, full, limit int) ([]seedengine.Partition, error) {
+	today := olderThan.UTC().Format(seedengine.DateLayout)
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, category, day FROM item_partitions
+		WHERE items > filed AND (oldest_pending_at < $1 OR items - filed >= $2 OR day < $3)
+		ORDER BY oldest_pending_at LIMIT `+strconv.Itoa(limit), s.db.timeArg(olderThan), full, today)
+	if err != nil {
+		return nil, fmt.Errorf("find pending item partitions: %w", err)
+	}
+	defer rows.Close()
+	var out []seedengine.Partition
+	for rows.Next() {
+		var p seedengine.Partition
+		if err := rows.Scan(&p.Country, &p.Category, &p.Date); err != nil {
+			return nil, fmt.Errorf("find pending item partitions: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// AllocateItemFile fixes the next file of partition p: up to maxItems of
+// its items in no file yet, the oldest first, become file n (the next
+// number), in one transaction with the file's row. nil when the
+// partition has no such items. The object is written afterwards
+// (MarkItemFileWritten); until then the file is listed unwritten.
+func (s *ItemService) AllocateItemFile(ctx context.Context, p seedengine.Partition, maxItems int) (*seedengine.ItemFile, error) {
+	var out *seedengine.ItemFile
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		var filed int
+		err := tx.QueryRowContext(ctx, `SELECT filed FROM item_partitions WHERE country = $1 AND category = $2 AND day = $3`+s.db.forUpdate(),
+			p.Country, p.Category, p.Date).Scan(&filed)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		var first, last sql.NullInt64
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT MIN(id), MAX(id), COUNT(*) FROM (SELECT id FROM items
+			WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL ORDER BY id LIMIT `+strconv.Itoa(maxItems)+`) AS next`,
+			p.Country, p.Category, p.Date).Scan(&first, &last, &n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil
+		}
+		var file int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(file), 0) + 1 FROM item_files WHERE country = $1 AND category = $2 AND day = $3`,
+			p.Country, p.Category, p.Date).Scan(&file); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE items SET file = $4 WHERE country = $1 AND category = $2 AND day = $3
+			AND file IS NULL AND id BETWEEN $5 AND $6`, p.Country, p.Category, p.Date, file, first.Int64, last.Int64)
+		if err != nil {
+			return err
+		}
+		if got, _ := res.RowsAffected(); got != int64(n) {
+			return fmt.Errorf("%d items changed for a file of %d", got, n)
+		}
+		now := nowUTC()
+		if _, err := tx.ExecContext(ctx, `INSERT INTO item_files (country, category, day, file, items, first_id, last_id, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, p.Country, p.Category, p.Date, file, n, first.Int64, last.Int64, s.db.timeArg(now)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE item_partitions SET filed = filed + $4, files = files + 1,
+			oldest_pending_at = (SELECT MIN(first_seen_at) FROM items WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL)
+			WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date, n); err != nil {
+			return err
+		}
+		f := seedengine.ItemFile{Partition: p, File: file, Name: fmt.Sprintf("items_%04d", file), Items: n, FirstID: first.Int64, LastID: last.Int64}
+		out = &f
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("allocate item file: %w", err)
+	}
+	return out, nil
+}
+
+// ItemsOfFile calls fn with the items of file f in ID order, reading in
+// pages so memory stays flat.
+func (s *ItemService) ItemsOfFile(ctx context.Context, f seedengine.ItemFile, fn func(seedengine.Item) error) error {
+	after := f.FirstID - 1
+	for {
+		rows, err := s.db.reader.QueryContext(ctx, `SELECT id, item_json FROM items WHERE country = $1 AND category = $2 AND day = $3
+			AND file = $4 AND id > $5 ORDER BY id LIMIT 1000`, f.Country, f.Category, f.Date, f.File, after)
+		if err != nil {
+			return fmt.Errorf("read items of a file: %w", err)
+		}
+		n := 0
+		for rows.Next() {
+			var body string
+			var it seedengine.Item
+			if err := rows.Scan(&after, &body); err != nil {
+				rows.Close()
+				return fmt.Errorf("read items of a file: %w", err)
+			}
+			if err := json.Unmarshal([]byte(body), &it); err != nil {
+				rows.Close()
+				return fmt.Errorf("read items of a file: item %d: %w", after, err)
+			}
+			it.ID = after
+			n++
+			if err := fn(it); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("read items of a file: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read items of a file: %w", err)
+		}
+		if n < 1000 {
+			return nil
+		}
+	}
+}
+
+// MarkItemFileWritten records that file f's object is stored, with its
+// size. Marking a written file again changes nothing.
+func (s *ItemService) MarkItemFileWritten(ctx context.Context, f seedengine.ItemFile, bytes int64) error {
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE item_files SET written_at = $5, bytes = $6
+			WHERE country = $1 AND category = $2 AND day = $3 AND file = $4 AND written_at IS NULL`,
+			f.Country, f.Category, f.Date, f.File, s.db.timeArg(nowUTC()), bytes)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE item_partitions SET bytes = bytes + $4 WHERE country = $1 AND category = $2 AND day = $3`,
+			f.Country, f.Category, f.Date, bytes)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("mark item file written: %w", err)
+	}
+	return nil
+}
+
+// ItemStats implements seedengine.ItemService.
+func (s *ItemService) ItemStats(ctx context.Context, now time.Time) (seedengine.ItemStats, error) {
+	st := seedengine.ItemStats{ByCountry: map[string]seedengine.ItemCount{}, Today: map[string]int{}}
+	today := now.UTC().Format(seedengine.DateLayout)
+	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, day, items, files, bytes FROM item_partitions WHERE items > 0`)
+	if err != nil {
+		return st, fmt.Errorf("count items: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var country, day string
+		var c seedengine.ItemCount
+		if err := rows.Scan(&country, &day, &c.Items, &c.Files, &c.Bytes); err != nil {
+			return st, fmt.Errorf("count items: %w", err)
+		}
+		st.Partitions++
+		st.Items += c.Items
+		st.Files += c.Files
+		st.Bytes += c.Bytes
+		bc := st.ByCountry[country]
+		bc.Items += c.Items
+		bc.Files += c.Files
+		bc.Bytes += c.Bytes
+		st.ByCountry[country] = bc
+		if day == today {
+			st.Today[country] += c.Items
+		}
+	}
+	return st, rows.Err()
+}
