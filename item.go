@@ -123,6 +123,12 @@ type ItemStats struct {
 	// Today counts the items first seen on the current UTC day, by
 	// country.
 	Today map[string]int `json:"today"`
+	// Reads counts the harvesting reads ever made, Gaps those that found
+	// their whole window new, DedupeHits the items reads listed that were
+	// seen before.
+	Reads      int64 `json:"reads"`
+	Gaps       int64 `json:"gaps"`
+	DedupeHits int64 `json:"dedupe_hits"`
 }
 
 // ItemService reads the harvested items.

@@ -264,9 +264,16 @@ func TestHarvestCoverage(t *testing.T) {
 			require.Equal(t, 1, n, u)
 		}
 
+		// Metrics count what the store holds, whichever process recorded it.
+		r := s.do(t, request{Path: "/metrics"})
+		require.Equal(t, http.StatusOK, r.StatusCode)
+		require.Contains(t, string(r.Body), fmt.Sprintf(`seedengine_items_total{country="sg"} %d`, len(followed)))
+		require.Regexp(t, `seedengine_harvest_reads_total [1-9]`, string(r.Body))
+		require.Regexp(t, `seedengine_harvest_dedupe_hits_total [1-9]`, string(r.Body))
+
 		// The export streams the same items, gzip when asked (a request
 		// that names the encoding itself gets the compressed bytes).
-		r := s.do(t, request{Path: "/api/v1/items/export", Header: http.Header{"Accept-Encoding": {"gzip"}}})
+		r = s.do(t, request{Path: "/api/v1/items/export", Header: http.Header{"Accept-Encoding": {"gzip"}}})
 		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
 		require.Equal(t, "gzip", r.Header.Get("Content-Encoding"))
 		require.Equal(t, len(followed), strings.Count(string(gunzip(t, r.Body)), "\n"))

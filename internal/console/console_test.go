@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
@@ -81,6 +82,7 @@ func setupWith(t *testing.T, o options) *env {
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1, TrustedProxies: o.proxies}, httpapi.Deps{
 		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs,
+		SeedChecks: e.seeds, Items: sqlstore.NewItemService(db),
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
 	// A stand-in for River UI unless o.riverUI (internal/jobs tests the real one).
@@ -488,4 +490,46 @@ func TestQueueUIGuards(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, w.signIn(e.write).StatusCode)
 	require.Equal(t, http.StatusForbidden, w.get("/console/queue/").StatusCode)
 	require.Equal(t, http.StatusOK, b.get("/console/queue/").StatusCode)
+}
+
+// An active seed's page shows its harvest: the pace of its reads, gaps,
+// and its newest items; the dashboard counts today's items by country.
+func TestHarvestOnSeedPageAndDashboard(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	const id = "gov:sg:mom.gov.sg::news"
+	createSeed(t, e, "gov:sg:mom.gov.sg", "MOM")
+	_, err := e.seeds.TransitionSeed(t.Context(), id, seedengine.SeedPromote, "test", "")
+	require.NoError(t, err)
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	p := b.get("/console/seeds/" + url.PathEscape(id))
+	require.Contains(t, p.body, "Not read yet")
+
+	at := time.Now().UTC()
+	var items []seedengine.Item
+	for i := range 12 {
+		u := fmt.Sprintf("https://www.mom.gov.sg/newsroom/story-%d", i)
+		items = append(items, seedengine.Item{URL: u, NormalizedURL: u, Title: fmt.Sprintf("Story <b>%d</b>", i),
+			SeedID: id, DomainID: "gov:sg:mom.gov.sg", Country: "sg", Category: "news", FirstSeenAt: at})
+	}
+	c := seedengine.SeedCheck{SeedID: id, CheckedAt: at, Outcome: seedengine.CheckOK, Status: 200, Items: 12}
+	_, _, err = e.seeds.RecordSeedCheck(t.Context(), &c, items, false, func(c *seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+		c.IntervalSeconds, c.ArrivalsPerHour, c.PossibleGap = 600, 4.5, true
+		return seedengine.SeedHealth{State: seedengine.HealthHealthy, LastCheckAt: &at}, at.Add(10 * time.Minute)
+	}, nil)
+	require.NoError(t, err)
+
+	p = b.get("/console/seeds/" + url.PathEscape(id))
+	require.Equal(t, http.StatusOK, p.StatusCode)
+	require.Contains(t, p.body, "Read every 10m0s · about 4.5 new items an hour")
+	require.Contains(t, p.body, "12 new to the entry, 12 recorded")
+	require.Contains(t, p.body, "<b>possible gap</b>")
+	require.Contains(t, p.body, "1 with a possible gap")
+	require.Contains(t, p.body, "Story &lt;b&gt;11&lt;/b&gt;", "the newest first, escaped")
+	require.NotContains(t, p.body, "Story &lt;b&gt;1&lt;/b&gt;", "ten at most")
+
+	d := b.get("/console/")
+	require.Contains(t, d.body, "Harvested today")
+	require.Contains(t, d.body, "<td>SG</td><td>12</td>")
 }

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -48,6 +49,12 @@ func batchRows(bs []seedengine.Batch) []batchRow {
 	return out
 }
 
+// countryCount is a count of one country.
+type countryCount struct {
+	Country string
+	N       int
+}
+
 type dashboardData struct {
 	Batches     []batchRow
 	Running     bool
@@ -58,6 +65,8 @@ type dashboardData struct {
 	Tasks       []seedengine.MetadataTask
 	QueueUI     bool
 	QueueUINote string
+	// ItemsToday are the items first seen today (UTC), by country.
+	ItemsToday []countryCount
 	// Now is the page's clock too: the batch table is a template of its
 	// own, called with this as its data, so $.Now must be here.
 	Now time.Time
@@ -105,6 +114,18 @@ func (c *Console) handleDashboard(w http.ResponseWriter, r *http.Request) {
 	var tasks list[seedengine.MetadataTask]
 	if c.get(r, "/api/v1/metadata/tasks?limit=5", &tasks) == nil {
 		d.Tasks = tasks.Items
+	}
+	today := d.Now.Format(seedengine.DateLayout)
+	var parts list[seedengine.ItemPartition]
+	if c.get(r, "/api/v1/items/partitions?limit=1000&date_from="+today+"&date_to="+today, &parts) == nil {
+		by := map[string]int{}
+		for _, p := range parts.Items {
+			by[p.Country] += p.Items
+		}
+		for country, n := range by {
+			d.ItemsToday = append(d.ItemsToday, countryCount{Country: country, N: n})
+		}
+		slices.SortFunc(d.ItemsToday, func(a, b countryCount) int { return b.N - a.N })
 	}
 	c.render(w, r, http.StatusOK, "dashboard", page{Title: "Dashboard", Nav: "dashboard", Notice: noticeOf(r.URL.Query()), Data: d})
 }

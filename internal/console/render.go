@@ -111,7 +111,11 @@ var funcs = template.FuncMap{
 	"pctnum": func(f float64) int {
 		return int(math.Round(math.Max(0, math.Min(1, f)) * 100))
 	},
-	"conf":   func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	"conf": func(f float64) string { return fmt.Sprintf("%.2f", f) },
+	// pace prints a read interval in seconds the way a person says it.
+	"pace": func(sec float64) string {
+		return (time.Duration(sec) * time.Second).Round(time.Second).String()
+	},
 	"pretty": prettyJSON,
 	"lower":  strings.ToLower,
 	"upper":  strings.ToUpper,

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"slices"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -97,6 +98,11 @@ type seedData struct {
 	Diff     []diffRow // proposed against current, when there is a proposal
 	Proposed *seedengine.SeedVersion
 	Patch    string // the merge patch form's starting text
+	// Harvest: the seed's newest items and its last reads' pace.
+	Items []seedengine.Item
+	Pace  *seedengine.SeedCheck // the latest read that set a pace
+	Gaps  int                   // possible gaps among the reads listed
+	Reads int
 }
 
 type candidateRow struct {
@@ -136,10 +142,53 @@ func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 		d.Versions = vl.Items
 		d.diff()
 	}
+	if d.S.Status == seedengine.SeedActive {
+		c.harvest(r, &d)
+	}
 	patch := map[string]any{"fetch": map[string]any{"entry_url": d.S.Fetch.EntryURL, "schedule": d.S.Fetch.Schedule}}
 	b, _ := json.MarshalIndent(patch, "", "  ")
 	d.Patch = string(b)
 	c.render(w, r, http.StatusOK, "seed", page{Title: d.S.SeedID, Nav: "seeds", Notice: noticeOf(q), Data: d})
+}
+
+// harvest reads an active seed's newest items (the last page of its
+// items by cursor) and its recent reads' pace.
+func (c *Console) harvest(r *http.Request, d *seedData) {
+	var checks struct {
+		Items []seedengine.SeedCheck `json:"items"`
+	}
+	if c.get(r, "/api/v1/seeds/"+pathEscape(d.S.SeedID)+"/checks?limit=100", &checks) == nil {
+		for i := range checks.Items {
+			ch := &checks.Items[i]
+			if ch.IntervalSeconds <= 0 {
+				continue
+			}
+			d.Reads++
+			if ch.PossibleGap {
+				d.Gaps++
+			}
+			if d.Pace == nil {
+				d.Pace = ch
+			}
+		}
+	}
+	// The newest ten: items come oldest first, so page to the end.
+	var page struct {
+		Items     []seedengine.Item `json:"items"`
+		NextSince int64             `json:"next_since"`
+	}
+	var since int64
+	for range 50 {
+		if c.get(r, "/api/v1/items?limit=1000&seed_id="+url.QueryEscape(d.S.SeedID)+"&since="+strconv.FormatInt(since, 10), &page) != nil || len(page.Items) == 0 {
+			break
+		}
+		d.Items = append(d.Items, page.Items...)
+		if len(d.Items) > 10 {
+			d.Items = d.Items[len(d.Items)-10:]
+		}
+		since = page.NextSince
+	}
+	slices.Reverse(d.Items)
 }
 
 // explain finds the decision behind the seed and its candidate, and lists

@@ -26,8 +26,8 @@ type PaceConfig struct {
 	Lag time.Duration
 	// First is the longest wait after a seed's first read, whatever the
 	// entry's dates suggest: the rate a harvest goes by is the one it
-	// observes, and it needs a second read to observe one. Default
-	// 15 min.
+	// observes, and it needs a second read to observe one. Default three
+	// times Min (15 min).
 	First time.Duration
 }
 
@@ -43,7 +43,7 @@ func (c PaceConfig) withDefaults() PaceConfig {
 		c.Fill = 0.8
 	}
 	if c.First <= 0 {
-		c.First = 15 * time.Minute
+		c.First = 3 * c.Min
 	}
 	return c
 }

@@ -30,7 +30,7 @@ type metrics struct {
 	unmatched routeMetrics
 }
 
-func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService, logger *slog.Logger) *metrics {
+func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService, items seedengine.ItemService, logger *slog.Logger) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -62,6 +62,22 @@ func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService,
 			desc: prometheus.NewDesc("seedengine_seed_health",
 				"Active and suspended seeds by health state (unknown: never checked), read at scrape time.",
 				[]string{"state"}, nil),
+		})
+	}
+	if items != nil {
+		m.reg.MustRegister(&harvestCollector{
+			items:  items,
+			logger: logger,
+			itemsDesc: prometheus.NewDesc("seedengine_items_total",
+				"Items the harvest recorded, by country, read at scrape time.", []string{"country"}, nil),
+			todayDesc: prometheus.NewDesc("seedengine_items_today",
+				"Items first seen on the current UTC day, by country, read at scrape time.", []string{"country"}, nil),
+			readsDesc: prometheus.NewDesc("seedengine_harvest_reads_total",
+				"Harvesting reads of active seeds, read at scrape time.", nil, nil),
+			gapsDesc: prometheus.NewDesc("seedengine_harvest_gaps_total",
+				"Reads that found their whole window new (items may have been missed), read at scrape time.", nil, nil),
+			hitsDesc: prometheus.NewDesc("seedengine_harvest_dedupe_hits_total",
+				"Items reads listed that were seen before (by any seed), read at scrape time.", nil, nil),
 		})
 	}
 	m.handler = promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
@@ -191,4 +207,40 @@ func (c *seedHealthCollector) Collect(ch chan<- prometheus.Metric) {
 	for _, st := range seedHealthStates {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(counts[st]), string(st))
 	}
+}
+
+// harvestCollector reads the harvest's counts when Prometheus scrapes, so
+// every process's reads count, whichever process serves /metrics.
+type harvestCollector struct {
+	items                                               seedengine.ItemService
+	logger                                              *slog.Logger
+	itemsDesc, todayDesc, readsDesc, gapsDesc, hitsDesc *prometheus.Desc
+}
+
+func (c *harvestCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.itemsDesc
+	ch <- c.todayDesc
+	ch <- c.readsDesc
+	ch <- c.gapsDesc
+	ch <- c.hitsDesc
+}
+
+func (c *harvestCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), jobsScrapeTimeout)
+	defer cancel()
+	st, err := c.items.ItemStats(ctx, time.Now())
+	if err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "harvest counts unavailable for metrics",
+			slog.String("event", "metrics_harvest_failed"), slog.String("error", err.Error()))
+		return
+	}
+	for country, n := range st.ByCountry {
+		ch <- prometheus.MustNewConstMetric(c.itemsDesc, prometheus.CounterValue, float64(n.Items), country)
+	}
+	for country, n := range st.Today {
+		ch <- prometheus.MustNewConstMetric(c.todayDesc, prometheus.GaugeValue, float64(n), country)
+	}
+	ch <- prometheus.MustNewConstMetric(c.readsDesc, prometheus.CounterValue, float64(st.Reads))
+	ch <- prometheus.MustNewConstMetric(c.gapsDesc, prometheus.CounterValue, float64(st.Gaps))
+	ch <- prometheus.MustNewConstMetric(c.hitsDesc, prometheus.CounterValue, float64(st.DedupeHits))
 }

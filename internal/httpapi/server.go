@@ -188,7 +188,7 @@ func New(cfg Config, deps Deps) *Server {
 		keys:      newKeyCounter(deps.APIKeys, time.Second),
 		ids:       newIDGen(),
 	}
-	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, s.logger)
+	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, deps.Items, s.logger)
 	s.versionJSON, _ = json.Marshal(cfg.Version)
 
 	s.routes = s.routeTable()

@@ -155,3 +155,24 @@ func TestCheckObeysRobots(t *testing.T) {
 	require.Equal(t, "disallowed", got.Robots)
 	require.Equal(t, []string{"https://" + host + "/robots.txt"}, f.take(), "the entry is not fetched")
 }
+
+func TestCanonicalises(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		from, to string
+		want     bool
+	}{
+		{"http://news.example.sg/feed", "https://news.example.sg/feed", true},
+		{"https://news.example.sg/feed", "https://www.news.example.sg/feed", true},
+		{"https://www.news.example.sg/feed", "https://news.example.sg/feed/", true},
+		{"http://news.example.sg:80/feed", "https://NEWS.example.sg/feed", true},
+		{"https://news.example.sg/feed?x=1", "https://news.example.sg/feed?x=1", true},
+		{"https://news.example.sg/feed", "http://news.example.sg/feed", false},
+		{"https://news.example.sg/feed", "https://news.example.sg/rss", false},
+		{"https://news.example.sg/feed", "https://other.example.sg/feed", false},
+		{"https://news.example.sg/feed?x=1", "https://news.example.sg/feed?x=2", false},
+		{"https://news.example.sg/feed", "/feed", false},
+	} {
+		require.Equal(t, tt.want, seedcheck.Canonicalises(tt.from, tt.to), "%s → %s", tt.from, tt.to)
+	}
+}

@@ -238,6 +238,23 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 	return nil
 }
 
+// countRead adds a harvesting read to the running counts.
+func (s *SeedService) countRead(ctx context.Context, tx *sql.Tx, seedID string, harvested, listed int, gap bool) error {
+	shard := int(urlKey(seedID)[0] % 16)
+	g := 0
+	if gap {
+		g = 1
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO harvest_counts (shard, reads, items, gaps, dedupe_hits) VALUES ($1, 1, $2, $3, $4)
+		ON CONFLICT (shard) DO UPDATE SET reads = harvest_counts.reads + 1, items = harvest_counts.items + excluded.items,
+			gaps = harvest_counts.gaps + excluded.gaps, dedupe_hits = harvest_counts.dedupe_hits + excluded.dedupe_hits`,
+		shard, harvested, g, listed-harvested)
+	if err != nil {
+		return fmt.Errorf("count the read: %w", err)
+	}
+	return nil
+}
+
 // itemRecord is an item as item_json keeps it: without its id, which is
 // the row's.
 func itemRecord(it seedengine.Item) seedengine.Item {
@@ -550,6 +567,10 @@ func (s *ItemService) MarkItemFileWritten(ctx context.Context, f seedengine.Item
 func (s *ItemService) ItemStats(ctx context.Context, now time.Time) (seedengine.ItemStats, error) {
 	st := seedengine.ItemStats{ByCountry: map[string]seedengine.ItemCount{}, Today: map[string]int{}}
 	today := now.UTC().Format(seedengine.DateLayout)
+	if err := s.db.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(reads), 0), COALESCE(SUM(gaps), 0), COALESCE(SUM(dedupe_hits), 0)
+		FROM harvest_counts`).Scan(&st.Reads, &st.Gaps, &st.DedupeHits); err != nil {
+		return st, fmt.Errorf("count harvest reads: %w", err)
+	}
 	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, day, items, files, bytes FROM item_partitions WHERE items > 0`)
 	if err != nil {
 		return st, fmt.Errorf("count items: %w", err)

@@ -79,6 +79,15 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		}
 		var next time.Time
 		h, next = decide(c)
+		if c.IntervalSeconds > 0 {
+			listed := len(items)
+			if baseline {
+				listed = 0 // seen, not recorded: no repeat
+			}
+			if err := s.countRead(ctx, tx, c.SeedID, c.Harvested, listed, c.PossibleGap); err != nil {
+				return err
+			}
+		}
 		body, err := json.Marshal(c)
 		if err != nil {
 			return err

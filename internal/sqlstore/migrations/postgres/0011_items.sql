@@ -70,3 +70,13 @@ CREATE TABLE seed_windows (
     seed_id text COLLATE "C" PRIMARY KEY,
     url_keys bytea NOT NULL
 );
+
+-- Running counts of the harvest for metrics, in 16 rows a read picks by
+-- its seed, so concurrent reads seldom wait on one row.
+CREATE TABLE harvest_counts (
+    shard       integer PRIMARY KEY,
+    reads       bigint NOT NULL DEFAULT 0,
+    items       bigint NOT NULL DEFAULT 0,
+    gaps        bigint NOT NULL DEFAULT 0,
+    dedupe_hits bigint NOT NULL DEFAULT 0
+);

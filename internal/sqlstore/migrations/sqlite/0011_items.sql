@@ -69,3 +69,13 @@ CREATE TABLE seed_windows (
     seed_id TEXT PRIMARY KEY,
     url_keys BLOB NOT NULL
 ) WITHOUT ROWID;
+
+-- Running counts of the harvest for metrics, in 16 rows a read picks by
+-- its seed, so concurrent reads seldom wait on one row.
+CREATE TABLE harvest_counts (
+    shard       integer PRIMARY KEY,
+    reads       INTEGER NOT NULL DEFAULT 0,
+    items       INTEGER NOT NULL DEFAULT 0,
+    gaps        INTEGER NOT NULL DEFAULT 0,
+    dedupe_hits INTEGER NOT NULL DEFAULT 0
+);
