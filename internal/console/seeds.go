@@ -1,11 +1,11 @@
 package console
 
 import (
-	"slices"
 	"encoding/json"
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
