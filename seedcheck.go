@@ -91,6 +91,9 @@ type SeedCheck struct {
 	ArrivalsPerHour float64 `json:"arrivals_per_hour,omitempty"`
 	// IntervalSeconds is the time to the next check this one chose.
 	IntervalSeconds float64 `json:"interval_s,omitempty"`
+	// LateSeconds is how long after its due time this read came (the
+	// schedule round, a busy queue): the pace asks that much earlier.
+	LateSeconds float64 `json:"late_s,omitempty"`
 }
 
 // SeedHealthState is a seed's health.

@@ -22,7 +22,7 @@ type PaceConfig struct {
 	Fill float64
 	// Lag is how late a read comes after the time it was due (the
 	// schedule round, the queue, the politeness wait): the pace asks that
-	// much earlier. Default 0.
+	// much earlier, at most half the interval. Default 0.
 	Lag time.Duration
 	// First is the longest wait after a seed's first read, whatever the
 	// entry's dates suggest: the rate a harvest goes by is the one it
@@ -120,7 +120,10 @@ func Pace(cfg PaceConfig, in PaceInput) (time.Duration, float64) {
 	if in.Gap && in.PrevInterval > 0 {
 		interval = min(interval, in.PrevInterval/2)
 	}
-	interval -= cfg.Lag
+	// Asked early by the lag, but never more than half the interval:
+	// reads that come late because the queue is busy must not make it
+	// busier without bound.
+	interval -= min(cfg.Lag, interval/2)
 	interval = min(max(interval, cfg.Min, in.CrawlDelay), cfg.Max)
 	return interval, rate
 }

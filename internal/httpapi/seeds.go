@@ -120,6 +120,7 @@ type seedCheck struct {
 	PossibleGap  bool       `json:"possible_gap,omitempty" doc:"A read after the first found every item of the entry new: items may have scrolled out unseen since the last read. The pace tightens."`
 	ArrivalsPer  float64    `json:"arrivals_per_hour,omitempty" doc:"The pace's estimate of new items an hour after this read."`
 	IntervalS    float64    `json:"interval_s,omitempty" doc:"Seconds to the next read this one chose (the pace)."`
+	LateS        float64    `json:"late_s,omitempty" doc:"Seconds after its due time this read came; the pace asks as much earlier."`
 }
 
 type seedContract struct {

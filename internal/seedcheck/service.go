@@ -144,7 +144,14 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 	if sd.Health != nil {
 		before = *sd.Health
 	}
+	_, due, err := s.store.FindSeedHealth(ctx, seedID)
+	if err != nil {
+		return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+	}
 	c, items := s.checker.Read(ctx, *sd, prev)
+	if !due.IsZero() && c.CheckedAt.After(due) {
+		c.LateSeconds = c.CheckedAt.Sub(due).Seconds()
+	}
 	if ctx.Err() != nil {
 		// Stopped (a shutdown, the job's timeout): not the entry's fault.
 		return seedengine.SeedCheck{}, hs, ctx.Err()
@@ -238,7 +245,15 @@ func (s *Service) pace(sd *seedengine.Seed, c *seedengine.SeedCheck, window int,
 		in.Gap = window >= 2 && c.Unseen >= window
 	}
 	c.PossibleGap = in.Gap
-	interval, rate := harvest.Pace(s.cfg.Pace, in)
+	// Reads that come late (a busy queue, the round) are asked for as
+	// much earlier as the last two came late.
+	pc := s.cfg.Pace
+	late := c.LateSeconds
+	if last != nil {
+		late = max(late, last.LateSeconds)
+	}
+	pc.Lag = max(pc.Lag, time.Duration(late*float64(time.Second)))
+	interval, rate := harvest.Pace(pc, in)
 	c.ArrivalsPerHour, c.IntervalSeconds = rate, interval.Seconds()
 	return interval
 }
