@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bufio"
+	"context"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
@@ -9,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,7 +82,7 @@ func (hw *harvestWeb) sites() []simweb.Site {
 }
 
 // promote creates and promotes every seed.
-func (hw *harvestWeb) promote(t *testing.T, seeds *sqlstore.SeedService) {
+func (hw *harvestWeb) promote(t testing.TB, seeds *sqlstore.SeedService) {
 	t.Helper()
 	for i := range hw.seeds {
 		sd := hw.seeds[i]
@@ -103,7 +106,7 @@ func (hw *harvestWeb) published(at time.Time) map[string]bool {
 }
 
 // followItems reads every item through the API's cursor.
-func followItems(t *testing.T, s *stack, since int64) ([]seedengine.Item, int64) {
+func followItems(t testing.TB, s *stack, since int64) ([]seedengine.Item, int64) {
 	t.Helper()
 	var all []seedengine.Item
 	for {
@@ -121,6 +124,106 @@ func followItems(t *testing.T, s *stack, since int64) ([]seedengine.Item, int64)
 	}
 }
 
+// harvestResult is what a harvest run measured.
+type harvestResult struct {
+	s                                     *stack
+	followed                              map[string]int // normalized URL → times the cursor handed it out
+	published, dup, stray, reads, fewest int
+	gaps                                  int
+	coverage                              float64
+}
+
+func (r harvestResult) String() string {
+	return fmt.Sprintf("published %d, recorded %d (coverage %.4f), duplicates %d, strays %d, reads %d (%.2f times the fewest, %d), possible gaps %d",
+		r.published, len(r.followed), r.coverage, r.dup, r.stray, r.reads, float64(r.reads)/float64(max(r.fewest, 1)), r.fewest, r.gaps)
+}
+
+// runHarvest promotes hw's seeds on a stack that harvests them, starts
+// the clock, follows the items' cursor for d, stops the clock, reads
+// every seed once more and measures what was recorded against what was
+// published.
+func runHarvest(tb testing.TB, db *sqlstore.DB, hw *harvestWeb, d, round time.Duration, pace harvest.PaceConfig) harvestResult {
+	tb.Helper()
+	_, client := simwebtest.Client(tb, hw.sites(), 5*time.Second)
+	s := newStack(tb, db, withQueue(), withHarvest(harvestOpts{
+		fetch: client, interval: round, checks: seedcheck.Config{Pace: pace},
+	}))
+	hw.promote(tb, s.seeds)
+	hw.clock.StartNow() // publishing starts once the seeds are active
+
+	// A consumer follows the cursor while the harvest runs.
+	res := harvestResult{s: s, followed: map[string]int{}}
+	var since int64
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		var page []seedengine.Item
+		page, since = followItems(tb, s, since)
+		for _, it := range page {
+			res.followed[it.NormalizedURL]++
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Publishing stops; one more read of every seed finds what was
+	// still to see.
+	stoppedAt := hw.clock.Stop()
+	checkedAfter := time.Now()
+	for _, sd := range hw.seeds {
+		r := s.post(tb, "/api/v1/seeds/"+url.PathEscape(sd.SeedID)+"/check", nil)
+		require.Equal(tb, http.StatusAccepted, r.StatusCode, string(r.Body))
+	}
+	require.Eventually(tb, func() bool {
+		for _, sd := range hw.seeds {
+			checks, err := s.seeds.FindSeedChecks(context.Background(), sd.SeedID, 0, checkedAfter, 1)
+			if err != nil || len(checks) == 0 {
+				return false
+			}
+		}
+		return true
+	}, 5*time.Minute, 100*time.Millisecond, "a last check of every seed")
+	page, _ := followItems(tb, s, since)
+	for _, it := range page {
+		res.followed[it.NormalizedURL]++
+	}
+
+	published := hw.published(stoppedAt)
+	res.published = len(published)
+	seen := 0
+	for u, n := range res.followed {
+		if n > 1 {
+			res.dup++
+		}
+		if published[u] {
+			seen++
+		} else {
+			res.stray++
+		}
+	}
+	res.coverage = float64(seen) / float64(max(len(published), 1))
+	// The fewest reads that see every article: one per window's worth of
+	// what each entry carried, and one a day (the longest interval).
+	days := int(stoppedAt.Sub(hw.clock.Epoch).Hours()/24) + 1
+	for _, p := range hw.publishers {
+		for _, pub := range p.Publications {
+			carried := (p.Count(stoppedAt) + max(pub.Every, 1) - 1) / max(pub.Every, 1)
+			res.fewest += max(days, (carried+pub.Window-1)/pub.Window)
+		}
+	}
+	for _, sd := range hw.seeds {
+		checks, err := s.seeds.FindSeedChecks(context.Background(), sd.SeedID, 0, time.Time{}, 500)
+		require.NoError(tb, err)
+		for _, c := range checks {
+			if c.CheckedAt.Before(checkedAfter) { // not the last, asked for after the end
+				res.reads++
+			}
+			if c.PossibleGap {
+				res.gaps++
+			}
+		}
+	}
+	return res
+}
+
 // The harvest of active seeds on a simulated web that publishes over
 // time: every published article is recorded once (a story in a feed, its
 // section feed and the news sitemap is one item; tracking parameters do
@@ -133,91 +236,16 @@ func TestHarvestCoverage(t *testing.T) {
 		// Three and a half simulated hours in 50 s of real time: the busiest
 		// feed shows a new article every 0.7 s, and its window of 10 every
 		// 7 s, which a loaded CI machine (-race, every core busy) keeps up
-		// with.
+		// with. On a clock 240 times fast, the pace's 5 min floor is under
+		// 1.3 s; a round comes every 200 ms.
 		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Speed: 240}
 		hw := newHarvestWeb(28, clock)
-		_, client := simwebtest.Client(t, hw.sites(), 5*time.Second)
-		s := newStack(t, db, withQueue(), withHarvest(harvestOpts{
-			fetch:    client,
-			interval: 200 * time.Millisecond,
-			// On a clock 240 times fast, the pace's 5 min floor is under a
-			// 1.3 s; a round comes every 200 ms.
-			checks: seedcheck.Config{Pace: harvest.PaceConfig{Min: 300 * time.Millisecond, Max: 2 * time.Minute, Lag: 100 * time.Millisecond, First: time.Second}},
-		}))
-		hw.promote(t, s.seeds)
-		clock.StartNow() // publishing starts once the seeds are active
-
-		// A consumer follows the cursor while the harvest runs.
-		followed := map[string]int{}
-		var since int64
-		deadline := time.Now().Add(50 * time.Second)
-		for time.Now().Before(deadline) {
-			var page []seedengine.Item
-			page, since = followItems(t, s, since)
-			for _, it := range page {
-				followed[it.NormalizedURL]++
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-
-		// Publishing stops; one more read of every seed finds what was
-		// still to see.
-		stoppedAt := clock.Stop()
-		checkedAfter := time.Now()
-		for _, sd := range hw.seeds {
-			r := s.post(t, "/api/v1/seeds/"+url.PathEscape(sd.SeedID)+"/check", nil)
-			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
-		}
-		require.Eventually(t, func() bool {
-			for _, sd := range hw.seeds {
-				checks, err := s.seeds.FindSeedChecks(t.Context(), sd.SeedID, 0, checkedAfter, 1)
-				if err != nil || len(checks) == 0 {
-					return false
-				}
-			}
-			return true
-		}, 2*time.Minute, 100*time.Millisecond, "a last check of every seed")
-		page, _ := followItems(t, s, since)
-		for _, it := range page {
-			followed[it.NormalizedURL]++
-		}
-
-		published := hw.published(stoppedAt)
-		require.Greater(t, len(published), 400)
-		seen, dup, stray := 0, 0, 0
-		for u, n := range followed {
-			if n > 1 {
-				dup++
-			}
-			if published[u] {
-				seen++
-			} else {
-				stray++
-			}
-		}
-		coverage := float64(seen) / float64(len(published))
-		// The fewest reads that see every article: one per window's worth
-		// of what each entry carried, at least one.
-		fewest := 0
-		for _, p := range hw.publishers {
-			for _, pub := range p.Publications {
-				carried := (p.Count(stoppedAt) + max(pub.Every, 1) - 1) / max(pub.Every, 1)
-				fewest += max(1, (carried+pub.Window-1)/pub.Window)
-			}
-		}
-		var gaps, reads int
-		for _, sd := range hw.seeds {
-			checks, err := s.seeds.FindSeedChecks(t.Context(), sd.SeedID, 0, time.Time{}, 500)
-			require.NoError(t, err)
-			reads += len(checks) - 1 // not the last, asked for after the end
-			for _, c := range checks {
-				if c.PossibleGap {
-					gaps++
-				}
-			}
-		}
-		t.Logf("published %d, recorded %d (coverage %.4f), duplicates %d, strays %d, reads %d (%.2f times the fewest, %d), possible gaps %d",
-			len(published), len(followed), coverage, dup, stray, reads, float64(reads)/float64(fewest), fewest, gaps)
+		res := runHarvest(t, db, hw, 50*time.Second, 200*time.Millisecond,
+			harvest.PaceConfig{Min: 300 * time.Millisecond, Max: 2 * time.Minute, Lag: 100 * time.Millisecond, First: time.Second})
+		s, followed := res.s, res.followed
+		t.Log(res)
+		require.Greater(t, res.published, 400)
+		dup, stray, coverage := res.dup, res.stray, res.coverage
 		require.Zero(t, dup, "every item once")
 		require.Zero(t, stray, "nothing but articles")
 		require.GreaterOrEqual(t, coverage, 0.995)
@@ -293,4 +321,41 @@ func gunzip(t *testing.T, b []byte) []byte {
 	out, err := io.ReadAll(zr)
 	require.NoError(t, err)
 	return out
+}
+
+// BenchmarkHarvestDay harvests one simulated day of 1,000 publishers
+// (1 to 500 articles a day, windows of 10 to 50, the mix of
+// TestHarvestCoverage) on SQLite, the day run in 10 minutes of real time
+// with the pace's settings scaled alike (5 min to 24 h of simulated
+// time). It reports the share of published articles recorded, repeats,
+// and reads against the fewest that see every article.
+// SEEDENGINE_BENCH_PUBLISHERS and SEEDENGINE_BENCH_DAY (a duration)
+// change the size and the real length of the day.
+//
+//	go test -run '^$' -bench HarvestDay -benchtime 1x -timeout 60m ./internal/app/
+func BenchmarkHarvestDay(b *testing.B) {
+	n, day := 1000, 10*time.Minute
+	if v := os.Getenv("SEEDENGINE_BENCH_PUBLISHERS"); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		require.NoError(b, err)
+	}
+	if v := os.Getenv("SEEDENGINE_BENCH_DAY"); v != "" {
+		var err error
+		day, err = time.ParseDuration(v)
+		require.NoError(b, err)
+	}
+	speed := float64(24*time.Hour) / float64(day)
+	scaled := func(d time.Duration) time.Duration { return time.Duration(float64(d) / speed) }
+	for range b.N {
+		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), Speed: speed}
+		hw := newHarvestWeb(n, clock)
+		res := runHarvest(b, sqlstoretest.OpenSQLite(b), hw, day, scaled(15*time.Second),
+			harvest.PaceConfig{Min: scaled(5 * time.Minute), Max: scaled(24 * time.Hour), Lag: scaled(7500 * time.Millisecond)})
+		b.Log(res)
+		b.ReportMetric(res.coverage*100, "%coverage")
+		b.ReportMetric(float64(res.dup), "duplicates")
+		b.ReportMetric(float64(res.reads)/float64(res.fewest), "reads/fewest")
+		b.ReportMetric(float64(res.gaps), "gaps")
+	}
 }

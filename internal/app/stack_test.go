@@ -93,7 +93,7 @@ func withDatasetWriter(w func(research.DatasetWriter) research.DatasetWriter) st
 	return func(c *stackConfig) { c.wrap = w }
 }
 
-func newStack(t *testing.T, db *sqlstore.DB, opts ...stackOption) *stack {
+func newStack(t testing.TB, db *sqlstore.DB, opts ...stackOption) *stack {
 	t.Helper()
 	cfg := stackConfig{jobs: jobs.Config{
 		Workers:       10,
@@ -170,19 +170,19 @@ type (
 )
 
 // do sends r to the stack's API.
-func (s *stack) do(t *testing.T, r request) response {
+func (s *stack) do(t testing.TB, r request) response {
 	t.Helper()
 	return httpapitest.Do(t, s.ts, r)
 }
 
 // post sends a JSON body to path on the open API.
-func (s *stack) post(t *testing.T, path string, body any) response {
+func (s *stack) post(t testing.TB, path string, body any) response {
 	t.Helper()
 	return s.do(t, request{Method: http.MethodPost, Path: path, Body: body})
 }
 
 // get fetches path and decodes its JSON body into v.
-func (s *stack) get(t *testing.T, path string, v any) response {
+func (s *stack) get(t testing.TB, path string, v any) response {
 	t.Helper()
 	r := s.do(t, request{Path: path})
 	if r.StatusCode == http.StatusOK && v != nil {

@@ -52,19 +52,11 @@ const chunkColumns = `batch_id, chunk_index, step, item_key, status, input, item
 // follows.
 type BatchService struct {
 	db *DB
-	// group batches the writes of chunk jobs on SQLite (see
-	// groupcommit.go); nil on PostgreSQL, whose transactions run side by
-	// side.
-	group *groupCommitter
 }
 
 // NewBatchService returns a BatchService on db.
 func NewBatchService(db *DB) *BatchService {
-	s := &BatchService{db: db}
-	if db.engine == EngineSQLite {
-		s.group = newGroupCommitter(db.writer)
-	}
-	return s
+	return &BatchService{db: db}
 }
 
 // InTx runs fn in a write transaction on the writer: a batch's creation.
@@ -78,10 +70,7 @@ func (s *BatchService) InTx(ctx context.Context, fn func(ctx context.Context, tx
 // use the context it is given and tx alone, and return its errors: a
 // failure rolls back fn's writes only.
 func (s *BatchService) InChunkTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	if s.group != nil {
-		return s.group.inTx(ctx, fn)
-	}
-	return s.db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
+	return s.db.inJobTx(ctx, fn)
 }
 
 // InsertBatchTx assigns b an id (UUIDv7) if it has none, sets its status

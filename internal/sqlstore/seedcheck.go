@@ -46,7 +46,9 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		return prev, h, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time, an outcome and a decision")
 	}
 	prev = seedengine.SeedHealth{State: seedengine.HealthUnknown}
-	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
+	// On SQLite the transaction may be shared with other checks' and
+	// jobs' (one fsync for all): everything below uses ctx and tx only.
+	err = s.db.inJobTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var exists int
 		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&exists); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {

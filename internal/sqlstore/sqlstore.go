@@ -53,6 +53,10 @@ type DB struct {
 	engine Engine
 	writer *sql.DB
 	reader *sql.DB
+	// group batches the small writes every job makes (a chunk's start and
+	// outcome, a seed check) on SQLite (groupcommit.go); nil on
+	// PostgreSQL, whose transactions run side by side.
+	group *groupCommitter
 }
 
 // sqliteBusyTimeout is how long a SQLite connection waits for another
@@ -211,7 +215,7 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
 	}
-	return &DB{engine: EngineSQLite, writer: writer, reader: reader}, nil
+	return &DB{engine: EngineSQLite, writer: writer, reader: reader, group: newGroupCommitter(writer)}, nil
 }
 
 // openSQLitePool opens a pool of SQLite connections that keep their
@@ -286,6 +290,18 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+// inJobTx runs fn in a write transaction for one of the small writes
+// every job makes; on SQLite the transaction may be shared with other such
+// writes (groupCommitter.inTx says how), so fn must use the context it is
+// given and tx alone, and return its errors: a failure rolls back fn's
+// writes only.
+func (db *DB) inJobTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	if db.group != nil {
+		return db.group.inTx(ctx, fn)
+	}
+	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
 }
 
 // forUpdate is the row-lock clause for a read that a write in the same

@@ -3,8 +3,9 @@
 -- is item_json (seedengine.Item, its id aside); the columns beside it are
 -- what queries filter and order by.
 
--- The dedupe window: one row per normalized URL seen, by the first 16
--- bytes of its SHA-256, with the last read that listed it. Rows not seen
+-- The dedupe window: one row per normalized URL seen, by a 16-byte key
+-- (4 bytes of its host's SHA-256, 12 of its own: one site's URLs side by
+-- side), with the last read that listed it. Rows not seen
 -- for the window are pruned, so the table holds what the entries list
 -- now, not everything ever seen.
 CREATE TABLE harvest_seen (
@@ -27,10 +28,7 @@ CREATE TABLE items (
     item_json     TEXT NOT NULL
 );
 CREATE INDEX items_partition ON items (country, category, day, id);
-CREATE INDEX items_country ON items (country, id);
 CREATE INDEX items_seed ON items (seed_id, id);
-CREATE INDEX items_domain ON items (domain_id, id);
-CREATE INDEX items_file ON items (country, category, day, file, id);
 
 -- Counts per partition, kept as items are recorded and files written.
 CREATE TABLE item_partitions (
