@@ -2,9 +2,9 @@ package app_test
 
 import (
 	"bufio"
-	"context"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -126,11 +126,11 @@ func followItems(t testing.TB, s *stack, since int64) ([]seedengine.Item, int64)
 
 // harvestResult is what a harvest run measured.
 type harvestResult struct {
-	s                                     *stack
-	followed                              map[string]int // normalized URL → times the cursor handed it out
+	s                                    *stack
+	followed                             map[string]int // normalized URL → times the cursor handed it out
 	published, dup, stray, reads, fewest int
-	gaps                                  int
-	coverage                              float64
+	gaps                                 int
+	coverage                             float64
 }
 
 func (r harvestResult) String() string {
