@@ -60,7 +60,7 @@ func TestDependencyRule(t *testing.T) {
 		require.Equal(t, module, imp, "sqlstore imports only the root package")
 	}
 	services := []string{"/internal/research", "/internal/liveness", "/internal/contract", "/internal/orchestrate",
-		"/internal/seedcheck", "/internal/metasync", "/internal/dataset"}
+		"/internal/seedcheck", "/internal/harvest", "/internal/metasync", "/internal/dataset"}
 	for _, s := range services {
 		forbid(s, "/internal/sqlstore", "/internal/blobstore", "/internal/jobs", "/internal/httpapi", "/internal/app")
 	}
