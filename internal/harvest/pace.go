@@ -24,10 +24,9 @@ type PaceConfig struct {
 	// schedule round, the queue, the politeness wait): the pace asks that
 	// much earlier, at most half the interval. Default 0.
 	Lag time.Duration
-	// First is the longest wait after a seed's first read, whatever the
-	// entry's dates suggest: the rate a harvest goes by is the one it
-	// observes, and it needs a second read to observe one. Default three
-	// times Min (15 min).
+	// First is the longest wait after a seed's first read when the
+	// entry's dates cannot tell its rate (undated, one item): the second
+	// read observes one. Default three times Min (15 min).
 	First time.Duration
 }
 
@@ -114,7 +113,8 @@ func Pace(cfg PaceConfig, in PaceInput) (time.Duration, float64) {
 	default:
 		interval = time.Hour
 	}
-	if in.First {
+	if in.First && in.DocRate <= 0 {
+		// No dates to go by: look again soon, and learn the rate.
 		interval = min(interval, cfg.First)
 	}
 	if in.Gap && in.PrevInterval > 0 {

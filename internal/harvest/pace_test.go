@@ -18,10 +18,10 @@ func TestPace(t *testing.T) {
 		interval time.Duration
 		rate     float64
 	}{
-		{"first read: the dates' rate, at most three times the floor",
-			harvest.PaceInput{Window: 20, New: 20, First: true, DocRate: 1}, 15 * time.Minute, 1},
-		{"first read of a quiet feed: still 15 min",
-			harvest.PaceInput{Window: 20, First: true, DocRate: 0.01}, 15 * time.Minute, 0.01},
+		{"first read: the dates' rate",
+			harvest.PaceInput{Window: 20, New: 20, First: true, DocRate: 8}, 2 * time.Hour, 8},
+		{"first read of an undated feed: at most three times the floor",
+			harvest.PaceInput{Window: 20, New: 20, First: true}, 15 * time.Minute, 0},
 		{"the second read's observation replaces the dates' guess",
 			harvest.PaceInput{Window: 10, New: 5, Elapsed: time.Hour, PrevRate: 100, PrevInterval: 15 * time.Minute, PrevFirst: true},
 			96 * time.Minute, 5},

@@ -43,6 +43,15 @@ func (c *Clock) Now(real time.Time) time.Time {
 	return c.Epoch.Add(time.Duration(float64(real.Sub(c.Start)) * c.Speed))
 }
 
+// Real is the real instant of simulated time t. Feeds date their items
+// with it: a reader sees a publisher that posts Speed times as often,
+// and its dates agree with the reader's own clock.
+func (c *Clock) Real(t time.Time) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.Start.Add(time.Duration(float64(t.Sub(c.Epoch)) / c.Speed))
+}
+
 // StartNow starts the simulated time at Epoch now: before, nothing is
 // published yet.
 func (c *Clock) StartNow() {
@@ -189,11 +198,11 @@ func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page 
 	case PubAtom:
 		ctype = "application/atom+xml; charset=utf-8"
 		fmt.Fprintf(&b, `<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>%s</title><id>https://%s/</id><updated>%s</updated>`,
-			p.Host, p.Host, now.UTC().Format(time.RFC3339))
+			p.Host, p.Host, p.Clock.Real(now).UTC().Format(time.RFC3339))
 		for _, i := range ids {
 			fmt.Fprintf(&b, `<entry><title>Story %d</title><id>%s</id><link href="%s"/>`, i, p.ArticleURL(i), html.EscapeString(link(i)))
 			if !pub.Undated {
-				fmt.Fprintf(&b, `<updated>%s</updated>`, p.PublishedAt(i).UTC().Format(time.RFC3339))
+				fmt.Fprintf(&b, `<updated>%s</updated>`, p.Clock.Real(p.PublishedAt(i)).UTC().Format(time.RFC3339))
 			}
 			b.WriteString(`<category term="news"/></entry>`)
 		}
@@ -215,7 +224,7 @@ func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page 
 		for _, i := range ids {
 			it := item{ID: p.ArticleURL(i), URL: link(i), Title: fmt.Sprintf("Story %d", i), Tags: []string{"news"}}
 			if !pub.Undated {
-				it.Published = p.PublishedAt(i).UTC().Format(time.RFC3339)
+				it.Published = p.Clock.Real(p.PublishedAt(i)).UTC().Format(time.RFC3339)
 			}
 			doc.Items = append(doc.Items, it)
 		}
@@ -228,7 +237,7 @@ func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page 
 			fmt.Fprintf(&b, `<url><loc>%s</loc><news:news><news:publication><news:name>%s</news:name><news:language>en</news:language></news:publication>`,
 				html.EscapeString(link(i)), p.Host)
 			if !pub.Undated {
-				fmt.Fprintf(&b, `<news:publication_date>%s</news:publication_date>`, p.PublishedAt(i).UTC().Format(time.RFC3339))
+				fmt.Fprintf(&b, `<news:publication_date>%s</news:publication_date>`, p.Clock.Real(p.PublishedAt(i)).UTC().Format(time.RFC3339))
 			}
 			fmt.Fprintf(&b, `<news:title>Story %d</news:title></news:news></url>`, i)
 		}
@@ -238,7 +247,7 @@ func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page 
 		for _, i := range ids {
 			fmt.Fprintf(&b, `<item><title>Story %d</title><link>%s</link><guid>%s</guid><category>news</category>`, i, html.EscapeString(link(i)), p.ArticleURL(i))
 			if !pub.Undated {
-				fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, p.PublishedAt(i).UTC().Format(time.RFC1123Z))
+				fmt.Fprintf(&b, `<pubDate>%s</pubDate>`, p.Clock.Real(p.PublishedAt(i)).UTC().Format(time.RFC1123Z))
 			}
 			b.WriteString(`</item>`)
 		}
