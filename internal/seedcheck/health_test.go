@@ -136,3 +136,35 @@ func TestDeriveWindow(t *testing.T) {
 	require.InDelta(t, 0.75, h.SuccessRate7d, 1e-9)
 	require.InDelta(t, 30, h.MedianItemsPerDay, 1e-9)
 }
+
+// An entry without dates turns stale by its item URLs: no harvesting read
+// found a new one for longer than its pace predicts (at least three
+// days); one that never harvested is never stale this way.
+func TestDeriveStaleUndated(t *testing.T) {
+	t.Parallel()
+	reads := func(days int, lastNew int) []seedengine.SeedCheck {
+		var out []seedengine.SeedCheck
+		for d := range days {
+			c := seedengine.SeedCheck{CheckedAt: t0.Add(-time.Duration(d) * 24 * time.Hour), Outcome: seedengine.CheckOK,
+				Items: 20, IntervalSeconds: 86400, ArrivalsPerHour: 0.5}
+			if d == lastNew {
+				c.Harvested = 3
+			}
+			out = append(out, c) // newest first
+		}
+		return out
+	}
+	h := seedcheck.Derive(reads(10, 1), seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
+	require.Equal(t, seedengine.HealthHealthy, h.State, "a new item URL a day ago")
+	h = seedcheck.Derive(reads(10, 5), seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
+	require.Equal(t, seedengine.HealthStale, h.State, "none for five days at 12 a day: %+v", h)
+	require.Contains(t, h.Reason, "no new item URL for 5 days")
+	h = seedcheck.Derive(reads(10, -1), seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
+	require.Equal(t, seedengine.HealthStale, h.State, "none in ten days of reads")
+	unpaced := reads(10, -1)
+	for i := range unpaced {
+		unpaced[i].IntervalSeconds = 0
+	}
+	h = seedcheck.Derive(unpaced, seedengine.SeedHealth{}, t0, seedcheck.Thresholds{})
+	require.Equal(t, seedengine.HealthHealthy, h.State, "checks that never harvested say nothing of item URLs")
+}
