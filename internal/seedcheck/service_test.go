@@ -246,3 +246,42 @@ func TestDriftProposesMovedEntry(t *testing.T) {
 		require.Equal(t, vs[0].Version, got.ProposedVersion)
 	})
 }
+
+// A permanent redirect that only respells the entry (here the bare host
+// to www.) keeps the seed healthy, raises no drift or alert, records the
+// spelling, and proposes it quietly once.
+func TestServiceCanonicalRedirectIsQuiet(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		const host = "respelt-news.com.sg"
+		_, client := simwebtest.Client(t, []simweb.Site{{Host: host, Layout: simweb.LayoutWordPress, Scenario: simweb.ScenarioRedirectWWW}}, 5*time.Second)
+		store := sqlstore.NewSeedService(db)
+		sd := createFeedSeed(t, store, host, true)
+		svc := seedcheck.NewService(store, seedcheck.NewChecker(client, nil), seedcheck.Config{})
+		drift := &recordDrift{}
+		for range 2 {
+			c, hs, err := svc.Check(ctx, sd.SeedID, drift.inTx)
+			require.NoError(t, err)
+			require.Equal(t, seedengine.CheckOK, c.Outcome, "%+v", c)
+			require.Empty(t, c.MovedTo)
+			require.Equal(t, "https://www."+host+"/feed/", c.CanonicalURL)
+			require.Equal(t, seedengine.HealthHealthy, hs[1].State)
+		}
+		require.Empty(t, drift.changes, "no drift, no alert")
+		got, err := store.FindSeedByID(ctx, sd.SeedID)
+		require.NoError(t, err)
+		require.Equal(t, "https://"+host+"/feed/", got.Fetch.EntryURL, "the active contract is not changed")
+		versions, err := store.FindSeedVersions(ctx, sd.SeedID)
+		require.NoError(t, err)
+		proposed := 0
+		for _, v := range versions {
+			if v.State == "proposed" {
+				proposed++
+				require.Equal(t, "https://www."+host+"/feed/", v.Contract.Fetch.EntryURL)
+				require.Equal(t, "seed_check:canonical", v.Actor)
+			}
+		}
+		require.Equal(t, 1, proposed, "one quiet proposal, however many checks see it")
+	})
+}
