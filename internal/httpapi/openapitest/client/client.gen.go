@@ -1899,7 +1899,10 @@ type SeedCheck struct {
 	// ItemsPerDay Publishing rate the document shows (dated items over their span).
 	ItemsPerDay  float64 `json:"items_per_day"`
 	LastModified *string `json:"last_modified,omitempty"`
-	LatencyMs    int64   `json:"latency_ms"`
+
+	// LateS Seconds after its due time this read came; the pace asks as much earlier.
+	LateS     *float64 `json:"late_s,omitempty"`
+	LatencyMs int64    `json:"latency_ms"`
 
 	// MovedTo Where permanent redirects led, when that is more than a respelling of the entry.
 	MovedTo *string `json:"moved_to,omitempty"`
