@@ -199,22 +199,7 @@ func (s *Server) handleChunkGet(ctx context.Context, in *chunkInput) (*chunkStre
 	if !info.ModTime.IsZero() {
 		out.LastModified = info.ModTime.UTC().Format(http.TimeFormat)
 	}
-	out.Body = func(hctx huma.Context) {
-		defer func() { _ = rc.Close() }()
-		hctx.SetStatus(http.StatusOK)
-		if hctx.Method() == http.MethodHead {
-			return
-		}
-		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
-			// The status line is gone. Aborting the connection makes the
-			// client see a cut-off body rather than a short one that
-			// looks complete.
-			if ctx.Err() == nil {
-				stateFrom(ctx).logError("stream dataset chunk", err)
-			}
-			panic(http.ErrAbortHandler)
-		}
-	}
+	out.Body = s.streamObject(ctx, rc, "stream dataset chunk")
 	return out, nil
 }
 

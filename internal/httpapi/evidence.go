@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"io"
-	"net/http"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -46,19 +44,7 @@ func (s *Server) handleSeedEvidence(ctx context.Context, in *seedInput) (*eviden
 		return nil, err
 	}
 	out := &evidenceStreamOutput{ContentType: "application/json", ContentLength: size, EvidenceKey: key}
-	out.Body = func(hctx huma.Context) {
-		defer func() { _ = rc.Close() }()
-		hctx.SetStatus(http.StatusOK)
-		if hctx.Method() == http.MethodHead {
-			return
-		}
-		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
-			if ctx.Err() == nil {
-				stateFrom(ctx).logError("stream seed evidence", err)
-			}
-			panic(http.ErrAbortHandler)
-		}
-	}
+	out.Body = s.streamObject(ctx, rc, "stream seed evidence")
 	return out, nil
 }
 

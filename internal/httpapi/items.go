@@ -214,6 +214,35 @@ func (s *Server) abortStream(ctx context.Context, what string, err error) {
 	panic(http.ErrAbortHandler)
 }
 
+// streamObject is a body that sends an object as stored (none to a
+// HEAD), closing rc, and aborts the answer when the copy fails.
+func (s *Server) streamObject(ctx context.Context, rc io.ReadCloser, what string) func(huma.Context) {
+	return func(hctx huma.Context) {
+		defer func() { _ = rc.Close() }()
+		hctx.SetStatus(http.StatusOK)
+		if hctx.Method() == http.MethodHead {
+			return
+		}
+		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
+			s.abortStream(ctx, what, err)
+		}
+	}
+}
+
+// itemsNDJSON registers h, documenting its streamed answer: items as
+// NDJSON, as desc says.
+func itemsNDJSON[I, O any](desc string, h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
+	return func(api huma.API, op huma.Operation) {
+		op.Responses = map[string]*huma.Response{"200": {
+			Description: desc,
+			Content: map[string]*huma.MediaType{"application/x-ndjson": {
+				Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
+			}},
+		}}
+		huma.Register(api, op, h)
+	}
+}
+
 // acceptsGzip reports whether an Accept-Encoding header takes gzip.
 func acceptsGzip(h string) bool {
 	for part := range strings.SplitSeq(h, ",") {
@@ -229,17 +258,6 @@ func acceptsGzip(h string) bool {
 		return err == nil && v > 0
 	}
 	return false
-}
-
-// registerItemExport documents the streamed body.
-func (s *Server) registerItemExport(api huma.API, op huma.Operation) {
-	op.Responses = map[string]*huma.Response{"200": {
-		Description: "The items, one JSON object per line in id order (NDJSON), gzip-compressed when asked.",
-		Content: map[string]*huma.MediaType{"application/x-ndjson": {
-			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
-		}},
-	}}
-	huma.Register(api, op, s.handleItemExport)
 }
 
 type itemPartitionListInput struct {
@@ -369,26 +387,6 @@ func (s *Server) handleItemFileGet(ctx context.Context, in *itemFileInput) (*chu
 	}
 	out := &chunkStreamOutput{ContentType: "application/x-ndjson", ContentLength: size,
 		LastModified: found.WrittenAt.UTC().Format(http.TimeFormat)}
-	out.Body = func(hctx huma.Context) {
-		defer func() { _ = rc.Close() }()
-		hctx.SetStatus(http.StatusOK)
-		if hctx.Method() == http.MethodHead {
-			return
-		}
-		if _, err := io.Copy(hctx.BodyWriter(), rc); err != nil {
-			s.abortStream(ctx, "stream item file", err)
-		}
-	}
+	out.Body = s.streamObject(ctx, rc, "stream item file")
 	return out, nil
-}
-
-// registerItemFileGet documents the streamed file.
-func (s *Server) registerItemFileGet(api huma.API, op huma.Operation) {
-	op.Responses = map[string]*huma.Response{"200": {
-		Description: "The file exactly as stored: one item per line (NDJSON), in id order.",
-		Content: map[string]*huma.MediaType{"application/x-ndjson": {
-			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
-		}},
-	}}
-	huma.Register(api, op, s.handleItemFileGet)
 }

@@ -143,10 +143,12 @@ func (s *Server) routeTable() []*route {
 
 		// Items: what the harvest of active seeds recorded.
 		apiRoute(get, "/api/v1/items", read, "list-items", "List harvested items after a cursor, in first-seen order", 0, handle(s.handleItemList)),
-		apiRoute(get, "/api/v1/items/export", read, "export-items", "Stream harvested items as NDJSON: a partition, a seed, a cursor range", 0, s.registerItemExport),
+		apiRoute(get, "/api/v1/items/export", read, "export-items", "Stream harvested items as NDJSON: a partition, a seed, a cursor range", 0,
+			itemsNDJSON("The items, one JSON object per line in id order (NDJSON), gzip-compressed when asked.", s.handleItemExport)),
 		apiRoute(get, "/api/v1/items/partitions", read, "list-item-partitions", "List item partitions with item, file and byte counts", 0, handle(s.handleItemPartitions)),
 		apiRoute(get, "/api/v1/items/{country}/{category}/{date}", read, "list-item-files", "List the item files of a partition", 0, handle(s.handleItemFiles)),
-		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/{file}", read, "get-item-file", "Download one item file as stored (NDJSON)", 0, s.registerItemFileGet),
+		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/{file}", read, "get-item-file", "Download one item file as stored (NDJSON)", 0,
+			itemsNDJSON("The file exactly as stored: one item per line (NDJSON), in id order.", s.handleItemFileGet)),
 
 		// API keys.
 		apiRoute(get, "/api/v1/keys", admin, "list-keys", "List API keys, revoked ones included", 0, handle(s.handleKeyList)),
