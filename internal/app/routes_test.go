@@ -140,6 +140,15 @@ func TestUnknownFilterValuesAre422(t *testing.T) {
 		{"/api/v1/seeds?authority=junk", "query.authority"},
 		{"/api/v1/seeds?min_confidence=2", "query.min_confidence"},
 		{"/api/v1/seeds?batch_id=a%20b", "query.batch_id"},
+		{"/api/v1/items?country=zz", "query.country"},
+		{"/api/v1/items?category=Bad!", "query.category"},
+		{"/api/v1/items?date=2026-02-30", "query.date"},
+		{"/api/v1/items?seed_id=junk", "query.seed_id"},
+		{"/api/v1/items?domain_id=junk", "query.domain_id"},
+		{"/api/v1/items/export?country=zz", "query.country"},
+		{"/api/v1/items/export?since=5&until=5", "query.until"},
+		{"/api/v1/items/partitions?country=zz", "query.country"},
+		{"/api/v1/items/partitions?date_from=2026-13-01", "query.date_from"},
 	} {
 		p := s.do(t, request{Path: tt.path}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 		require.Contains(t, httpapitest.Locations(p), tt.loc, tt.path)
