@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
 
 // SeedStatus is where a seed is in its lifecycle. A seed is created as a
-// draft; a person promotes it to active; an active seed can be suspended
-// and reactivated; any seed can be archived, which is final.
+// draft; a person promotes it to active or rejects it (a rejected draft
+// keeps its evidence and can be reopened); an active seed can be
+// suspended and reactivated; any seed can be archived, which is final.
 type SeedStatus string
 
 // Seed statuses.
@@ -19,16 +21,32 @@ const (
 	SeedDraft     SeedStatus = "draft"
 	SeedActive    SeedStatus = "active"
 	SeedSuspended SeedStatus = "suspended"
+	SeedRejected  SeedStatus = "rejected"
 	SeedArchived  SeedStatus = "archived"
 )
+
+// SeedStatuses lists the statuses in the order a reviewer meets them.
+var SeedStatuses = []SeedStatus{SeedDraft, SeedActive, SeedSuspended, SeedRejected, SeedArchived}
 
 // Valid reports whether s is one of the SeedStatus constants.
 func (s SeedStatus) Valid() bool {
 	switch s {
-	case SeedDraft, SeedActive, SeedSuspended, SeedArchived:
+	case SeedDraft, SeedActive, SeedSuspended, SeedRejected, SeedArchived:
 		return true
 	}
 	return false
+}
+
+// seedStatusRule is the rule a status filter or field breaks.
+const seedStatusRule = "must be one of draft, active, suspended, rejected, archived"
+
+// ValidateSeedStatus checks a status named by field ("status" for a
+// filter). EINVALID naming field.
+func ValidateSeedStatus(field string, s SeedStatus) error {
+	if !s.Valid() {
+		return FieldErrorf(field, "%s %s", field, seedStatusRule)
+	}
+	return nil
 }
 
 // SeedAction is an explicit lifecycle transition of a seed. Status never
@@ -40,8 +58,52 @@ const (
 	SeedPromote    SeedAction = "promote"    // draft → active
 	SeedSuspend    SeedAction = "suspend"    // active → suspended
 	SeedReactivate SeedAction = "reactivate" // suspended → active
-	SeedArchive    SeedAction = "archive"    // draft, active or suspended → archived
+	SeedArchive    SeedAction = "archive"    // draft, active, suspended or rejected → archived
+	SeedReject     SeedAction = "reject"     // draft → rejected
+	SeedReopen     SeedAction = "reopen"     // rejected → draft
 )
+
+// SeedActions lists the lifecycle actions.
+var SeedActions = []SeedAction{SeedPromote, SeedReject, SeedReopen, SeedSuspend, SeedReactivate, SeedArchive}
+
+// RejectReason is why a reviewer rejected a draft: a short list, so that
+// rejections can be counted and filtered, with free text beside it.
+type RejectReason string
+
+// Reject reasons.
+const (
+	RejectNotRelevant RejectReason = "not_relevant" // not a source this partition wants
+	RejectDuplicate   RejectReason = "duplicate"    // another seed already covers it
+	RejectWrongEntry  RejectReason = "wrong_entry"  // no candidate of the evidence is a good entry
+	RejectLowQuality  RejectReason = "low_quality"  // too little, broken or machine-made content
+	RejectNotAllowed  RejectReason = "not_allowed"  // robots.txt, terms or a paywall rule it out
+	RejectOther       RejectReason = "other"        // the note says why
+)
+
+// RejectReasons lists the reject reasons in the order a picker shows them.
+var RejectReasons = []RejectReason{RejectNotRelevant, RejectDuplicate, RejectWrongEntry, RejectLowQuality, RejectNotAllowed, RejectOther}
+
+// Valid reports whether r is one of the RejectReason constants.
+func (r RejectReason) Valid() bool { return slices.Contains(RejectReasons, r) }
+
+// Label is the reason in words, as the console shows it.
+func (r RejectReason) Label() string {
+	switch r {
+	case RejectNotRelevant:
+		return "Not relevant"
+	case RejectDuplicate:
+		return "Duplicate of another seed"
+	case RejectWrongEntry:
+		return "No good entry"
+	case RejectLowQuality:
+		return "Low quality"
+	case RejectNotAllowed:
+		return "Not allowed (robots, terms, paywall)"
+	case RejectOther:
+		return "Other"
+	}
+	return string(r)
+}
 
 // Target returns the status the action leads to, or "" for an unknown
 // action.
@@ -53,6 +115,10 @@ func (a SeedAction) Target() SeedStatus {
 		return SeedSuspended
 	case SeedArchive:
 		return SeedArchived
+	case SeedReject:
+		return SeedRejected
+	case SeedReopen:
+		return SeedDraft
 	}
 	return ""
 }
@@ -67,7 +133,11 @@ func (a SeedAction) From() []SeedStatus {
 	case SeedReactivate:
 		return []SeedStatus{SeedSuspended}
 	case SeedArchive:
-		return []SeedStatus{SeedDraft, SeedActive, SeedSuspended}
+		return []SeedStatus{SeedDraft, SeedActive, SeedSuspended, SeedRejected}
+	case SeedReject:
+		return []SeedStatus{SeedDraft}
+	case SeedReopen:
+		return []SeedStatus{SeedRejected}
 	}
 	return nil
 }
@@ -78,7 +148,7 @@ func (a SeedAction) From() []SeedStatus {
 func CheckSeedTransition(seedID string, from SeedStatus, action SeedAction) error {
 	allowed := action.From()
 	if allowed == nil {
-		return FieldErrorf("action", "action must be one of promote, suspend, reactivate, archive")
+		return FieldErrorf("action", "action must be one of promote, reject, reopen, suspend, reactivate, archive")
 	}
 	for _, s := range allowed {
 		if s == from {
@@ -236,6 +306,10 @@ type SeedEvidence struct {
 	// Requests is how many HTTP requests the contract run made.
 	Requests  int        `json:"requests,omitempty"`
 	CheckedAt *time.Time `json:"checked_at,omitempty"`
+	// Why explains the choice of the entry in a sentence: the contract
+	// run's reason, or that a reviewer chose the candidate (ChosenBy).
+	Why      string `json:"why,omitempty"`
+	ChosenBy string `json:"chosen_by,omitempty"`
 }
 
 // SeedTransition is one recorded change of a seed's status.
@@ -246,8 +320,11 @@ type SeedTransition struct {
 	At     time.Time  `json:"at"`
 	// Actor is the name of the API key that asked for it
 	// (AnonymousActor when the API is open), or "contract_batch:{id}".
-	Actor  string `json:"actor"`
-	Reason string `json:"reason,omitempty"`
+	Actor string `json:"actor"`
+	// ReasonCode is a rejection's reason from the short list
+	// (RejectReasons); Reason is the free text given with any action.
+	ReasonCode RejectReason `json:"reason_code,omitempty"`
+	Reason     string       `json:"reason,omitempty"`
 }
 
 // AnonymousActor is the actor recorded when the API runs without keys.
@@ -390,8 +467,10 @@ func (s *Seed) Validate() error {
 			return FieldErrorf("metadata", "metadata is larger than %d bytes", MaxSeedMetadata)
 		}
 	}
-	if s.Status != "" && !s.Status.Valid() {
-		return FieldErrorf("status", "status must be one of draft, active, suspended, archived")
+	if s.Status != "" {
+		if err := ValidateSeedStatus("status", s.Status); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -459,6 +538,13 @@ type SeedFilter struct {
 	// Health keeps the seeds in one health state; HealthUnknown keeps
 	// those never checked.
 	Health SeedHealthState
+	// Q keeps the seeds whose domain or source name contains it, in any
+	// case (at most 200 bytes).
+	Q string
+	// Sort orders the list (SeedSorts; default SortSeedID). After and
+	// Before stay seed_ids: the page goes on from that seed's place in
+	// the order.
+	Sort SeedSort
 	// After, when set, pages by key: only seeds whose seed_id sorts after
 	// it (the last seed_id of the previous page). Deep pages then cost
 	// what the first does; Offset must be 0 with it.
@@ -469,6 +555,35 @@ type SeedFilter struct {
 	Before string
 	Limit  int
 	Offset int
+}
+
+// SeedSort is an order of the seeds list: a key, descending with a
+// leading "-".
+type SeedSort string
+
+// Seed list orders.
+const (
+	SortSeedID        SeedSort = "seed_id"     // authority, country, domain (the default)
+	SortDomain        SeedSort = "domain"      // registrable domain, A to Z
+	SortConfidence    SeedSort = "confidence"  // least confident first
+	SortConfidenceDsc SeedSort = "-confidence" // most confident first
+	SortCreated       SeedSort = "created"     // oldest first
+	SortCreatedDsc    SeedSort = "-created"    // newest first
+)
+
+// SeedSorts lists the orders.
+var SeedSorts = []SeedSort{SortSeedID, SortDomain, SortConfidence, SortConfidenceDsc, SortCreated, SortCreatedDsc}
+
+// ValidateSeedListQuery checks a seeds list's search and order. EINVALID
+// naming q or sort.
+func ValidateSeedListQuery(q string, sort SeedSort) error {
+	if len(q) > 200 {
+		return FieldErrorf("q", "q is longer than 200 bytes")
+	}
+	if sort != "" && !slices.Contains(SeedSorts, sort) {
+		return FieldErrorf("sort", "sort must be one of seed_id, domain, confidence, -confidence, created, -created")
+	}
+	return nil
 }
 
 // SeedRecordResult is what recording a contract run's seed did.
@@ -482,8 +597,13 @@ const (
 	// (its version went up only when the contract changed).
 	SeedRefreshed SeedRecordResult = "refreshed"
 	// SeedKept: the seed is active, suspended or archived and was left as
-	// it is; a differing contract was recorded as a proposed version.
+	// it is; a differing contract was recorded as a proposed version. A
+	// rejected seed whose contract the run found again is kept too
+	// (Reason "rejected_seed_kept").
 	SeedKept SeedRecordResult = "kept"
+	// SeedReopened: the seed was rejected and the run found a different
+	// contract: it is a draft again with that contract.
+	SeedReopened SeedRecordResult = "reopened"
 )
 
 // SeedRecordOutcome is the outcome of SeedService.RecordDraftSeed.
@@ -527,6 +647,13 @@ type SeedService interface {
 	// transition with actor and reason. ECONFLICT naming the current
 	// status when the action does not apply; ENOTFOUND.
 	TransitionSeed(ctx context.Context, id string, action SeedAction, actor, reason string) (*Seed, error)
+
+	// RejectSeed rejects a draft with a reason from the short list and
+	// free text (at most 500 bytes), recorded in its history: the
+	// transition "reject". EINVALID naming reason_code for a code that is
+	// not one of RejectReasons; ECONFLICT when the seed is not a draft.
+	// TransitionSeed refuses SeedReject (it carries no code).
+	RejectSeed(ctx context.Context, id string, code RejectReason, note, actor string) (*Seed, error)
 
 	// RecordDraftSeed writes what a contract run found for a seed: a new
 	// draft when none exists, a refresh of a draft, or — for a seed that

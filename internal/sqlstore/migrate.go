@@ -178,6 +178,21 @@ func (db *DB) applyMigration(ctx context.Context, tx *sql.Tx, m migration) error
 	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 		return fmt.Errorf("apply %04d_%s: %w", m.version, m.name, err)
 	}
+	if db.engine == EngineSQLite && strings.Contains(m.sql, "PRAGMA writable_schema = ON") {
+		// A migration that edited a table's stored definition (SQLite's
+		// documented way to loosen a CHECK): bump schema_version so every
+		// connection reads the schema again, and close the schema.
+		var v int
+		if err := tx.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err != nil {
+			return fmt.Errorf("apply %04d_%s: read schema_version: %w", m.version, m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA schema_version = %d`, v+1)); err != nil {
+			return fmt.Errorf("apply %04d_%s: bump schema_version: %w", m.version, m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `PRAGMA writable_schema = OFF`); err != nil {
+			return fmt.Errorf("apply %04d_%s: %w", m.version, m.name, err)
+		}
+	}
 	if _, err := tx.ExecContext(ctx,
 		`INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)`,
 		m.version, m.name, db.timeArg(nowUTC())); err != nil {

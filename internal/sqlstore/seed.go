@@ -98,8 +98,8 @@ func (s *SeedService) insertSeed(ctx context.Context, tx *sql.Tx, sd *seedengine
 	if err != nil {
 		return false, err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO seeds (`+seedColumns+`, source_type, fetch_type)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+	res, err := tx.ExecContext(ctx, `INSERT INTO seeds (`+seedColumns+`, source_type, fetch_type, domain, search)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
 		ON CONFLICT (seed_id) DO NOTHING`, args...)
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -124,7 +124,8 @@ func (s *SeedService) insertSeed(ctx context.Context, tx *sql.Tx, sd *seedengine
 	return true, nil
 }
 
-// seedArgs are the values of seedColumns, then source_type and fetch_type.
+// seedArgs are the values of seedColumns, then source_type, fetch_type,
+// domain and search.
 func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
 	var docs [4][]byte
 	for i, v := range []any{sd.Source, sd.Fetch, sd.Policy, sd.Evidence} {
@@ -145,7 +146,13 @@ func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
 	return []any{sd.SeedID, sd.DomainID, sd.Country, sd.Category, sd.ContentType, string(sd.Status), sd.Version,
 		sd.ProposedVersion, sd.Confidence, string(docs[0]), string(docs[1]), string(docs[2]), string(docs[3]), metadata,
 		s.db.timeArg(sd.CreatedAt), s.db.timeArg(sd.UpdatedAt), s.db.timePtrArg(sd.PromotedAt),
-		string(sd.Source.SourceType), string(sd.Fetch.Type)}, nil
+		string(sd.Source.SourceType), string(sd.Fetch.Type), sd.Source.Domain, searchText(sd)}, nil
+}
+
+// searchText is what the list's q matches: the seed's domain and source
+// name in lower case.
+func searchText(sd *seedengine.Seed) string {
+	return strings.ToLower(sd.Source.Domain + " " + sd.Source.Name)
 }
 
 // writeSeed rewrites an existing seed's row from sd.
@@ -157,7 +164,7 @@ func (s *SeedService) writeSeed(ctx context.Context, tx *sql.Tx, sd *seedengine.
 	_, err = tx.ExecContext(ctx, `UPDATE seeds SET domain_id = $2, country = $3, category = $4, content_type = $5,
 		status = $6, version = $7, proposed_version = $8, confidence = $9, source_json = $10, fetch_json = $11, policy_json = $12,
 		evidence_json = $13, metadata_json = $14, created_at = $15, updated_at = $16, promoted_at = $17,
-		source_type = $18, fetch_type = $19
+		source_type = $18, fetch_type = $19, domain = $20, search = $21
 		WHERE seed_id = $1`, args...)
 	if err != nil {
 		return fmt.Errorf("write seed: %w", err)
@@ -185,9 +192,9 @@ func (s *SeedService) insertVersion(ctx context.Context, tx *sql.Tx, sd *seedeng
 }
 
 func (s *SeedService) insertTransition(ctx context.Context, tx *sql.Tx, id string, t seedengine.SeedTransition) error {
-	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_transitions (seed_id, action, from_status, to_status, at, actor, reason)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id, t.Action, string(t.From), string(t.To), s.db.timeArg(t.At), t.Actor, t.Reason); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_transitions (seed_id, action, from_status, to_status, at, actor, reason_code, reason)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, t.Action, string(t.From), string(t.To), s.db.timeArg(t.At), t.Actor, string(t.ReasonCode), t.Reason); err != nil {
 		return fmt.Errorf("write transition: %w", err)
 	}
 	return nil
@@ -410,9 +417,27 @@ func copySeed(sd *seedengine.Seed) (*seedengine.Seed, error) {
 // TransitionSeed applies a lifecycle action and records the transition
 // with actor and reason (at most 500 bytes), returning the seed with its
 // History. Promotion sets promoted_at. ECONFLICT naming the current status
-// when the action does not apply; EINVALID for an unknown action or a long
-// reason; ENOTFOUND.
+// when the action does not apply; EINVALID for an unknown action, a long
+// reason or a rejection (RejectSeed records those, with their code);
+// ENOTFOUND.
 func (s *SeedService) TransitionSeed(ctx context.Context, id string, action seedengine.SeedAction, actor, reason string) (*seedengine.Seed, error) {
+	if action == seedengine.SeedReject {
+		return nil, seedengine.FieldErrorf("reason_code", "a rejection needs a reason_code")
+	}
+	return s.transition(ctx, id, action, actor, "", reason)
+}
+
+// RejectSeed rejects a draft: the transition "reject" with its reason
+// code and note. EINVALID naming reason_code or reason; ECONFLICT when the
+// seed is not a draft; ENOTFOUND.
+func (s *SeedService) RejectSeed(ctx context.Context, id string, code seedengine.RejectReason, note, actor string) (*seedengine.Seed, error) {
+	if !code.Valid() {
+		return nil, seedengine.FieldErrorf("reason_code", "reason_code must be one of not_relevant, duplicate, wrong_entry, low_quality, not_allowed, other")
+	}
+	return s.transition(ctx, id, seedengine.SeedReject, actor, code, note)
+}
+
+func (s *SeedService) transition(ctx context.Context, id string, action seedengine.SeedAction, actor string, code seedengine.RejectReason, reason string) (*seedengine.Seed, error) {
 	if action.Target() == "" {
 		return nil, seedengine.CheckSeedTransition(id, "", action)
 	}
@@ -428,21 +453,8 @@ func (s *SeedService) TransitionSeed(ctx context.Context, id string, action seed
 		if err := seedengine.CheckSeedTransition(sd.SeedID, sd.Status, action); err != nil {
 			return err
 		}
-		from := countKeyOf(sd)
-		now := nowUTC()
-		t := seedengine.SeedTransition{Action: string(action), From: sd.Status, To: action.Target(), At: now, Actor: actor, Reason: reason}
-		sd.Status, sd.UpdatedAt = t.To, now
-		if action == seedengine.SeedPromote {
-			sd.PromotedAt = &now
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE seeds SET status = $2, updated_at = $3, promoted_at = $4 WHERE seed_id = $1`,
-			sd.SeedID, string(sd.Status), s.db.timeArg(now), s.db.timePtrArg(sd.PromotedAt)); err != nil {
-			return fmt.Errorf("write status: %w", err)
-		}
-		if err := s.insertTransition(ctx, tx, sd.SeedID, t); err != nil {
-			return err
-		}
-		if err := s.count(ctx, tx, from, countKeyOf(sd)); err != nil {
+		t := seedengine.SeedTransition{Action: string(action), From: sd.Status, To: action.Target(), Actor: actor, ReasonCode: code, Reason: reason}
+		if err := s.setStatus(ctx, tx, sd, t); err != nil {
 			return err
 		}
 		if sd.History, err = s.history(ctx, tx, sd.SeedID); err != nil {
@@ -455,6 +467,25 @@ func (s *SeedService) TransitionSeed(ctx context.Context, id string, action seed
 		return nil, fmt.Errorf("%s seed %q: %w", action, seedengine.Truncate(id, 300), err)
 	}
 	return out, nil
+}
+
+// setStatus moves sd to t.To in tx, now, and records t.
+func (s *SeedService) setStatus(ctx context.Context, tx *sql.Tx, sd *seedengine.Seed, t seedengine.SeedTransition) error {
+	from := countKeyOf(sd)
+	now := nowUTC()
+	t.At = now
+	sd.Status, sd.UpdatedAt = t.To, now
+	if t.Action == string(seedengine.SeedPromote) {
+		sd.PromotedAt = &now
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE seeds SET status = $2, updated_at = $3, promoted_at = $4 WHERE seed_id = $1`,
+		sd.SeedID, string(sd.Status), s.db.timeArg(now), s.db.timePtrArg(sd.PromotedAt)); err != nil {
+		return fmt.Errorf("write status: %w", err)
+	}
+	if err := s.insertTransition(ctx, tx, sd.SeedID, t); err != nil {
+		return err
+	}
+	return s.count(ctx, tx, from, countKeyOf(sd))
 }
 
 // RecordDraftSeed writes what a contract run found for a seed, in one
@@ -488,8 +519,11 @@ func (s *SeedService) RecordDraftSeed(ctx context.Context, in *seedengine.Seed, 
 		if err != nil {
 			return err
 		}
-		if old.Status == seedengine.SeedDraft {
+		switch old.Status {
+		case seedengine.SeedDraft:
 			return s.refreshDraft(ctx, tx, old, sd, actor, batchID, &out)
+		case seedengine.SeedRejected:
+			return s.reconsider(ctx, tx, old, sd, actor, batchID, &out)
 		}
 		return s.propose(ctx, tx, old, sd, actor, batchID, &out)
 	})
@@ -519,6 +553,27 @@ func (s *SeedService) refreshDraft(ctx context.Context, tx *sql.Tx, old, found *
 		return err
 	}
 	*out = seedengine.SeedRecordOutcome{Result: seedengine.SeedRefreshed, Version: sd.Version}
+	return nil
+}
+
+// reconsider records a finding for a rejected seed: nothing when the run
+// found the contract the seed was rejected with (a rejection stands until
+// the evidence changes), else the seed is reopened as a draft with the
+// new contract, the transition "reopen" by actor saying why.
+func (s *SeedService) reconsider(ctx context.Context, tx *sql.Tx, old, found *seedengine.Seed, actor, batchID string, out *seedengine.SeedRecordOutcome) error {
+	if found.Contract().Equal(old.Contract()) {
+		*out = seedengine.SeedRecordOutcome{Result: seedengine.SeedKept, Version: old.Version, Reason: "rejected_seed_kept"}
+		return nil
+	}
+	t := seedengine.SeedTransition{Action: string(seedengine.SeedReopen), From: old.Status, To: seedengine.SeedDraft, Actor: actor,
+		Reason: "a contract run found a different entry than the rejected one"}
+	if err := s.setStatus(ctx, tx, old, t); err != nil {
+		return err
+	}
+	if err := s.refreshDraft(ctx, tx, old, found, actor, batchID, out); err != nil {
+		return err
+	}
+	out.Result = seedengine.SeedReopened
 	return nil
 }
 
@@ -588,7 +643,7 @@ func (s *SeedService) FindSeedByID(ctx context.Context, id string) (*seedengine.
 }
 
 func (s *SeedService) history(ctx context.Context, q queryer, id string) ([]seedengine.SeedTransition, error) {
-	rows, err := q.QueryContext(ctx, `SELECT action, from_status, to_status, at, actor, reason
+	rows, err := q.QueryContext(ctx, `SELECT action, from_status, to_status, at, actor, reason_code, reason
 		FROM seed_transitions WHERE seed_id = $1 ORDER BY id`, id)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -598,13 +653,13 @@ func (s *SeedService) history(ctx context.Context, q queryer, id string) ([]seed
 	for rows.Next() {
 		var (
 			t        seedengine.SeedTransition
-			from, to string
-			at       scanTime
+			from, to, code string
+			at             scanTime
 		)
-		if err := rows.Scan(&t.Action, &from, &to, &at, &t.Actor, &t.Reason); err != nil {
+		if err := rows.Scan(&t.Action, &from, &to, &at, &t.Actor, &code, &t.Reason); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		t.From, t.To, t.At = seedengine.SeedStatus(from), seedengine.SeedStatus(to), at.Time
+		t.From, t.To, t.At, t.ReasonCode = seedengine.SeedStatus(from), seedengine.SeedStatus(to), at.Time, seedengine.RejectReason(code)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -641,8 +696,8 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 		eq("category", f.Category)
 	}
 	if f.Status != "" {
-		if !f.Status.Valid() {
-			return nil, 0, seedengine.FieldErrorf("status", "status must be one of draft, active, suspended, archived")
+		if err := seedengine.ValidateSeedStatus("status", f.Status); err != nil {
+			return nil, 0, err
 		}
 		eq("status", string(f.Status))
 	}
@@ -698,6 +753,14 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	default:
 		return nil, 0, seedengine.FieldErrorf("health", "health must be one of unknown, healthy, stale, failing, blocked, moved, gone")
 	}
+	if err := seedengine.ValidateSeedListQuery(f.Q, f.Sort); err != nil {
+		return nil, 0, err
+	}
+	if q := strings.ToLower(strings.TrimSpace(f.Q)); q != "" {
+		args = append(args, q)
+		where = append(where, s.db.contains("search", "$"+strconv.Itoa(len(args))))
+	}
+	col, desc := sortColumn(f.Sort)
 	total := -1 // not counted yet
 	if f.Before != "" {
 		if f.After != "" || f.Offset != 0 {
@@ -708,7 +771,7 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 			return nil, 0, err
 		}
 		args = append(args, f.Before)
-		where = append(where, "seed_id < $"+strconv.Itoa(len(args)))
+		where = append(where, keyset(col, !desc, false, "$"+strconv.Itoa(len(args))))
 	}
 	if f.After != "" {
 		if f.Offset != 0 {
@@ -720,17 +783,16 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 			return nil, 0, err
 		}
 		args = append(args, f.After)
-		where = append(where, "seed_id > $"+strconv.Itoa(len(args)))
+		where = append(where, keyset(col, desc, true, "$"+strconv.Itoa(len(args))))
 	}
 	limit, offset := pageBounds(f.Limit, f.Offset, defaultSeedLimit, maxSeedLimit)
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	order := " ORDER BY seed_id"
-	if f.Before != "" {
-		order = " ORDER BY seed_id DESC" // the nearest before it, reversed below
-	}
+	// Before reads the nearest seeds before the cursor, in the reverse
+	// order, and turns them round below.
+	order := orderBy(col, desc != (f.Before != ""), f.Before != "")
 	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+seedColumns+` FROM seeds`+cond+order+` LIMIT $`+
 		strconv.Itoa(len(args)+1)+` OFFSET $`+strconv.Itoa(len(args)+2), append(args, limit, offset)...)
 	if err != nil {
@@ -769,6 +831,57 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 	return seeds, total, nil
 }
 
+// sortColumn is the column a list order sorts by before seed_id ("" for
+// seed_id alone) and whether it runs from high to low.
+func sortColumn(o seedengine.SeedSort) (col string, desc bool) {
+	desc = strings.HasPrefix(string(o), "-")
+	switch seedengine.SeedSort(strings.TrimPrefix(string(o), "-")) {
+	case seedengine.SortDomain:
+		return "domain", desc
+	case seedengine.SortConfidence:
+		return "confidence", desc
+	case seedengine.SortCreated:
+		return "created_at", desc
+	}
+	return "", desc
+}
+
+// orderBy orders by col (descending when desc), then by seed_id
+// (descending when idDesc).
+func orderBy(col string, desc, idDesc bool) string {
+	dir := func(d bool) string {
+		if d {
+			return " DESC"
+		}
+		return ""
+	}
+	if col == "" {
+		return " ORDER BY seed_id" + dir(idDesc)
+	}
+	return " ORDER BY " + col + dir(desc) + ", seed_id" + dir(idDesc)
+}
+
+// keyset is the condition "comes after the seed named by param" (before
+// it when !after) in the order by col then seed_id ascending: the seed's
+// own sort value is read by a subquery, so a cursor stays a seed_id. less
+// says the rows wanted have a lower col than the cursor's (a descending
+// order going forward, an ascending one going back).
+func keyset(col string, less, after bool, param string) string {
+	idOp := ">"
+	if !after {
+		idOp = "<"
+	}
+	if col == "" {
+		return "seed_id " + idOp + " " + param
+	}
+	op := ">"
+	if less {
+		op = "<"
+	}
+	v := "(SELECT " + col + " FROM seeds WHERE seed_id = " + param + ")"
+	return "(" + col + " " + op + " " + v + " OR (" + col + " = " + v + " AND seed_id " + idOp + " " + param + "))"
+}
+
 // countSeeds counts the seeds matching where: from seed_counts for the
 // filters it holds (the first counted conditions, with the first
 // countArgs arguments), directly for a domain_id or authority range, a
@@ -776,7 +889,7 @@ func (s *SeedService) FindSeeds(ctx context.Context, f seedengine.SeedFilter) ([
 func (s *SeedService) countSeeds(ctx context.Context, f seedengine.SeedFilter, where []string, args []any, counted, countArgs int) (int, error) {
 	var total int
 	var err error
-	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 || f.BatchID != "" || f.Health != "" {
+	if f.DomainID != "" || f.Authority != "" || f.MinConfidence != 0 || f.BatchID != "" || f.Health != "" || strings.TrimSpace(f.Q) != "" {
 		cond := " WHERE " + strings.Join(where, " AND ")
 		err = s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM seeds`+cond, args...).Scan(&total)
 	} else {

@@ -314,6 +314,15 @@ func (db *DB) forUpdate() string {
 	return ""
 }
 
+// contains is the condition "column contains the text of param", both
+// already in lower case: a substring, not a pattern (no LIKE wildcards).
+func (db *DB) contains(column, param string) string {
+	if db.engine == EnginePostgres {
+		return "strpos(" + column + ", " + param + ") > 0"
+	}
+	return "instr(" + column + ", " + param + ") > 0"
+}
+
 // timeLayout is how times are stored as SQLite TEXT: fixed width so that
 // text order is time order, microseconds because that is PostgreSQL's
 // precision and both engines must round-trip the same value.
