@@ -652,7 +652,7 @@ func (s *SeedService) history(ctx context.Context, q queryer, id string) ([]seed
 	out := []seedengine.SeedTransition{}
 	for rows.Next() {
 		var (
-			t        seedengine.SeedTransition
+			t              seedengine.SeedTransition
 			from, to, code string
 			at             scanTime
 		)
