@@ -229,6 +229,9 @@ func (a *App) Deps() httpapi.Deps {
 		Domains:    a.Domains,
 		Liveness:   a.Liveness,
 		Seeds:      a.Seeds,
+		// Contract runs here use the default freshness, so the review
+		// judges candidates by the rules that chose them.
+		Review:     contract.NewReview(a.Seeds, a.Blobs, contract.Config{}),
 		SeedChecks: a.Seeds,
 		Items:      a.Items,
 		// A check asked for through the API runs on any working process;

@@ -133,7 +133,10 @@ func echoBodies() map[string]string {
 		`"fetch":{"type":"rss","entry_url":"https://www.echo{n}.gov.sg/rss.xml"},"policy":{"robots_url":"https://www.echo{n}.gov.sg/robots.txt"}}`
 	out["POST /api/v1/seeds/promote"] = `{"seedId":"{seedId}","reason":"echo test"}`
 	out["PATCH /api/v1/seeds/{seedId}"] = `{"source":{"name":"Echo"},"fetch":{"schedule":"*/30 * * * *"}}`
-	for _, a := range []string{"archive", "reactivate", "suspend"} {
+	out["POST /api/v1/seeds/{seedId}/reject"] = `{"reason_code":"other","reason":"echo test"}`
+	out["POST /api/v1/seeds/{seedId}/choose"] = `{"candidate_url":"https://www.echo{n}.gov.sg/rss.xml"}`
+	out["POST /api/v1/seeds/bulk"] = `{"action":"promote","seed_ids":["{seedId}"],"reason":"echo test"}`
+	for _, a := range []string{"archive", "reactivate", "suspend", "reopen"} {
 		out["POST /api/v1/seeds/{seedId}/"+a] = `{"reason":"echo test"}`
 	}
 	return out
@@ -445,7 +448,7 @@ func echoWalk(t *testing.T, s *stack) {
 		// the state a new seed has (draft), so every route of a seed gets
 		// past "not found" to its own checks.
 		var seedID string
-		if strings.Contains(c.tmpl, "{seedId}") || c.tmpl == "/api/v1/seeds/promote" {
+		if strings.Contains(c.tmpl, "{seedId}") || c.tmpl == "/api/v1/seeds/promote" || c.tmpl == "/api/v1/seeds/bulk" {
 			seedID = newSeed()
 		}
 		path := placeholder.ReplaceAllStringFunc(c.tmpl, func(ph string) string {

@@ -371,7 +371,9 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 				switch res.Result {
 				case seedengine.SeedCreated:
 					out.Created = append(out.Created, s.SeedID)
-				case seedengine.SeedRefreshed:
+				case seedengine.SeedRefreshed, seedengine.SeedReopened:
+					// A reopened seed (it was rejected, and the run found
+					// another entry) is a refreshed draft again.
 					out.Refreshed = append(out.Refreshed, s.SeedID)
 				default:
 					out.Skipped = append(out.Skipped, SkippedItem{SeedID: s.SeedID, DomainID: ev.DomainID, Reason: res.Reason, ProposedVersion: res.ProposedVersion})
@@ -442,7 +444,7 @@ func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengin
 		Confidence: d.Confidence,
 	}
 	checked := ev.FinishedAt
-	s.Evidence = seedengine.SeedEvidence{Key: evidenceKey, Method: d.Method, Candidates: len(ev.Candidates), Requests: ev.Spent.Requests, CheckedAt: &checked}
+	s.Evidence = seedengine.SeedEvidence{Key: evidenceKey, Method: d.Method, Why: d.Why, Candidates: len(ev.Candidates), Requests: ev.Spent.Requests, CheckedAt: &checked}
 	if c := d.candidate; c != nil {
 		s.Evidence.Items = c.Items
 		if c.Kind == KindSitemap && c.NewsItems > 0 {

@@ -40,7 +40,6 @@ func decide(ev *Evidence, cfg Config) []Decision {
 	out := []Decision{}
 	for _, ct := range types {
 		if d, ok := decideFor(ev, ct, now, cfg); ok {
-			d.Confidence = math.Round(d.Confidence*100) / 100
 			out = append(out, d)
 		}
 	}
@@ -76,79 +75,235 @@ func contentTypes(ev *Evidence) []string {
 	return rest
 }
 
+// decideFor picks the candidate of content type ct that goes first in
+// decide's order (prefer), the first found among equals. A plain sitemap
+// that is a child of an index is read through its index, never named
+// alone.
 func decideFor(ev *Evidence, ct string, now time.Time, cfg Config) (Decision, bool) {
-	var feeds, stale, news, maps, sections []*Candidate
+	var best *Candidate
+	var bm method
 	for _, c := range ev.Candidates {
-		if c.ContentType != ct || !c.usable() || c.Robots != RobotsAllowed || !justified(ev, c) {
+		if c.ContentType != ct {
 			continue
 		}
-		switch c.Kind {
-		case KindFeed:
-			if c.Newest != nil && now.Sub(*c.Newest) <= cfg.FreshWithin {
-				feeds = append(feeds, c)
-			} else {
-				stale = append(stale, c)
-			}
-		case KindSitemap:
-			if c.NewsItems > 0 && c.Format != string("sitemapindex") {
-				news = append(news, c)
-			} else if c.Parent == "" {
-				maps = append(maps, c)
-			}
-		case KindSection:
-			if c.Format == "html" && c.Items > 0 {
-				sections = append(sections, c)
-			}
+		m := classify(ev, c, now, cfg.FreshWithin)
+		if m == methodNone || (m == methodSitemap && c.Parent != "") {
+			continue
+		}
+		if best == nil {
+			best, bm = c, m
+		} else if n, _ := prefer(c, m, best, bm); n > 0 {
+			best, bm = c, m
 		}
 	}
+	if best == nil {
+		return Decision{}, false
+	}
+	d := decision(ct, best, bm, now, cfg.FreshWithin)
+	d.Why = decidedWhy[bm] + d.Why
+	return d, true
+}
+
+// method is how a candidate would be read as a seed's entry. Methods go
+// in decide's order of preference, the best first.
+type method int
+
+const (
+	methodNone        method = iota // it cannot be an entry
+	methodFreshFeed                 // a feed whose newest item is within Config.FreshWithin
+	methodNewsSitemap               // a sitemap (not an index) with Google News entries
+	methodSitemap                   // any other sitemap
+	methodStaleFeed                 // a feed without a recent item
+	methodSection                   // an HTML section page with article links
+)
+
+// decidedWhy is how decide's Why begins for the method that won: why
+// nothing better was taken.
+var decidedWhy = map[method]string{
+	methodNewsSitemap: "no fresh feed; ",
+	methodSitemap:     "no fresh feed or news sitemap; ",
+	methodStaleFeed:   "only a ",
+	methodSection:     "no feed or sitemap; ",
+}
+
+// classify says how c would be read as an entry: methodNone unless it was
+// fetched, answered with content of its kind, is allowed by robots.txt
+// and is justified as the domain's (see justified).
+func classify(ev *Evidence, c *Candidate, now time.Time, freshWithin time.Duration) method {
+	if !c.usable() || c.Robots != RobotsAllowed || !justified(ev, c) {
+		return methodNone
+	}
+	switch c.Kind {
+	case KindFeed:
+		if c.Newest != nil && now.Sub(*c.Newest) <= freshWithin {
+			return methodFreshFeed
+		}
+		return methodStaleFeed
+	case KindSitemap:
+		if c.NewsItems > 0 && c.Format != "sitemapindex" {
+			return methodNewsSitemap
+		}
+		return methodSitemap
+	case KindSection:
+		if c.Format == "html" && c.Items > 0 {
+			return methodSection
+		}
+	}
+	return methodNone
+}
+
+// criterion is the rule of decide's order that sets two candidates apart.
+type criterion int
+
+const (
+	byNone     criterion = iota // nothing: the one found first goes first
+	byMethod                    // fresh feed, news sitemap, sitemap, stale feed, section
+	byOrigin                    // feeds: declared by the site, then linked, then guessed paths
+	byMainFeed                  // feeds: the whole site's feed over a section's (feed.MainScore)
+	byNewest                    // feeds and news sitemaps: the most recent item
+	byItems                     // feeds (as recent) and sitemaps: the most items or URLs
+	byTopLevel                  // sitemaps: a top-level one over a child of an index
+	byScore                     // section pages: the highest score
+)
+
+// prefer compares two candidates that can be entries, read by ma and mb,
+// in decide's order: above 0 when a goes before b, below 0 when after, 0
+// when no rule sets them apart; and the rule that decided. Feeds the site
+// declares go before those its pages link, then the CMS's and known
+// paths; among those, the feed of the whole site before a section's, then
+// the most recent, then the biggest.
+func prefer(a *Candidate, ma method, b *Candidate, mb method) (int, criterion) {
+	if ma != mb {
+		return cmpInt(int(mb), int(ma)), byMethod
+	}
+	switch ma {
+	case methodFreshFeed, methodStaleFeed:
+		if oa, ob := feedOrigin(a), feedOrigin(b); oa != ob {
+			return cmpInt(ob, oa), byOrigin
+		}
+		if sa, sb := mainFeed(a), mainFeed(b); sa != sb {
+			return cmpInt(sa, sb), byMainFeed
+		}
+		if n := cmpNewest(a.Newest, b.Newest); n != 0 {
+			return n, byNewest
+		}
+		if a.Items != b.Items {
+			return cmpInt(a.Items, b.Items), byItems
+		}
+	case methodNewsSitemap:
+		if n := cmpNewest(a.Newest, b.Newest); n != 0 {
+			return n, byNewest
+		}
+	case methodSitemap:
+		if ta, tb := a.Parent == "", b.Parent == ""; ta != tb {
+			if ta {
+				return 1, byTopLevel
+			}
+			return -1, byTopLevel
+		}
+		if a.Items != b.Items {
+			return cmpInt(a.Items, b.Items), byItems
+		}
+	case methodSection:
+		if a.Score != b.Score {
+			if a.Score > b.Score {
+				return 1, byScore
+			}
+			return -1, byScore
+		}
+	}
+	return 0, byNone
+}
+
+// Origins of a feed, the most trusted first.
+const (
+	originDeclared = iota // <link rel="alternate">, the Link header
+	originLinked          // an <a> of a page, a directory page, a section page, a sibling host
+	originGuessed         // the CMS's default paths, known paths
+)
+
+func feedOrigin(c *Candidate) int {
 	switch {
-	case len(feeds) > 0:
-		c := bestFeed(feeds)
+	case c.Via == ViaLinkAlternate || c.Via == ViaLinkHeader:
+		return originDeclared
+	case strings.HasPrefix(c.Via, ViaSection), c.Via == ViaAnchor, c.Via == ViaDirectory, c.Via == ViaSibling:
+		return originLinked
+	}
+	return originGuessed
+}
+
+// mainFeed rates how much a feed looks like the whole site's, in coarse
+// steps, so that small differences leave the choice to freshness.
+func mainFeed(c *Candidate) int {
+	return int(math.Round(feed.MainScore(c.URL, c.Name+" "+c.Title) * 2))
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a > b:
+		return 1
+	case a < b:
+		return -1
+	}
+	return 0
+}
+
+// cmpNewest compares two newest-item times, an unknown one the oldest.
+func cmpNewest(a, b *time.Time) int {
+	switch {
+	case after(a, b):
+		return 1
+	case after(b, a):
+		return -1
+	}
+	return 0
+}
+
+// decision is the Decision that makes c, read by m, the entry of ct's
+// seed: decide and Choose both build theirs here, so that a reviewer's
+// choice gets the fetch type, schedule and confidence the run would have
+// given it. Why describes the candidate; each caller says in front of it
+// why it was chosen.
+func decision(ct string, c *Candidate, m method, now time.Time, freshWithin time.Duration) Decision {
+	var d Decision
+	switch m {
+	case methodFreshFeed:
 		conf := confFeedFound
 		if c.Via == ViaLinkAlternate || c.Via == ViaLinkHeader {
 			conf = confFeedDeclared
 		}
-		return feedDecision(ct, c, conf, fmt.Sprintf("fresh %s feed with %d items, newest %s", c.Format, c.Items, c.Newest.Format(time.RFC3339))), true
-	case len(news) > 0:
-		c := newest(news)
+		d = feedDecision(ct, c, conf, fmt.Sprintf("fresh %s feed with %d items, newest %s", c.Format, c.Items, c.Newest.Format(time.RFC3339)))
+	case methodNewsSitemap:
 		conf := confNewsSitemap
 		if c.Newest != nil && now.Sub(*c.Newest) <= 48*time.Hour {
 			conf += 0.05
 		}
-		return Decision{ContentType: ct, FetchType: seedengine.FetchNewsSitemap, EntryURL: entry(c), Schedule: "*/30 * * * *",
+		d = Decision{ContentType: ct, FetchType: seedengine.FetchNewsSitemap, EntryURL: entry(c), Schedule: "*/30 * * * *",
 			Confidence: conf, Method: "news_sitemap via " + c.Via, candidate: c, CrawlAllowed: true,
-			Why: fmt.Sprintf("no fresh feed; Google News sitemap with %d news entries", c.NewsItems)}, true
-	case len(maps) > 0:
-		c := largest(maps)
+			Why: fmt.Sprintf("Google News sitemap with %d news entries", c.NewsItems)}
+	case methodSitemap:
 		conf := confSitemap
-		if c.Newest != nil && now.Sub(*c.Newest) <= cfg.FreshWithin {
+		if c.Newest != nil && now.Sub(*c.Newest) <= freshWithin {
 			conf += 0.05
 		}
-		return Decision{ContentType: ct, FetchType: seedengine.FetchSitemap, EntryURL: entry(c), Schedule: "0 */6 * * *",
+		d = Decision{ContentType: ct, FetchType: seedengine.FetchSitemap, EntryURL: entry(c), Schedule: "0 */6 * * *",
 			Confidence: conf, Method: c.Format + " via " + c.Via, candidate: c, CrawlAllowed: true,
-			Why: fmt.Sprintf("no fresh feed or news sitemap; %s with %d URLs", c.Format, c.Items)}, true
-	case len(stale) > 0:
-		c := bestFeed(stale)
-		why := fmt.Sprintf("only a stale %s feed (%d items", c.Format, c.Items)
+			Why: fmt.Sprintf("%s with %d URLs", c.Format, c.Items)}
+	case methodStaleFeed:
+		why := fmt.Sprintf("stale %s feed (%d items", c.Format, c.Items)
 		if c.Newest != nil {
 			why += ", newest " + c.Newest.Format(time.RFC3339)
 		}
-		d := feedDecision(ct, c, confStaleFeed, why+")")
+		d = feedDecision(ct, c, confStaleFeed, why+")")
 		d.Schedule = "0 6 * * *"
-		return d, true
-	case len(sections) > 0:
-		c := sections[0]
-		for _, s := range sections[1:] {
-			if s.Score > c.Score {
-				c = s
-			}
-		}
-		return Decision{ContentType: ct, FetchType: seedengine.FetchHTML, EntryURL: entry(c), Schedule: "0 */6 * * *",
+	case methodSection:
+		d = Decision{ContentType: ct, FetchType: seedengine.FetchHTML, EntryURL: entry(c), Schedule: "0 */6 * * *",
 			Confidence: confSection, Method: "html section via " + c.Via, candidate: c, CrawlAllowed: true,
 			Selectors: sectionSelectors(entry(c)),
-			Why:       fmt.Sprintf("no feed or sitemap; section page with %d article links", c.Items)}, true
+			Why:       fmt.Sprintf("section page with %d article links", c.Items)}
 	}
-	return Decision{}, false
+	d.Confidence = math.Round(d.Confidence*100) / 100
+	return d
 }
 
 // fallbackNews is the news decision when no candidate was usable: the
@@ -196,72 +351,7 @@ func entry(c *Candidate) string {
 	return c.URL
 }
 
-// bestFeed prefers feeds the site declares, then those its pages link,
-// then the CMS's and known paths; among those, the feed of the whole site
-// over a section's (feed.MainScore), then the most recent, then the
-// biggest.
-func bestFeed(cs []*Candidate) *Candidate {
-	rank := func(c *Candidate) int {
-		switch {
-		case c.Via == ViaLinkAlternate || c.Via == ViaLinkHeader:
-			return 0
-		case strings.HasPrefix(c.Via, ViaSection), c.Via == ViaAnchor, c.Via == ViaDirectory, c.Via == ViaSibling:
-			return 1
-		}
-		return 2
-	}
-	main := func(c *Candidate) int {
-		// Coarse steps, so that small differences leave the choice to
-		// freshness.
-		return int(math.Round(feed.MainScore(c.URL, c.Name+" "+c.Title) * 2))
-	}
-	best := cs[0]
-	for _, c := range cs[1:] {
-		rb, rc := rank(best), rank(c)
-		mb, mc := main(best), main(c)
-		switch {
-		case rc != rb:
-			if rc < rb {
-				best = c
-			}
-		case mc != mb:
-			if mc > mb {
-				best = c
-			}
-		case after(c.Newest, best.Newest):
-			best = c
-		case equalTime(c.Newest, best.Newest) && c.Items > best.Items:
-			best = c
-		}
-	}
-	return best
-}
-
-func newest(cs []*Candidate) *Candidate {
-	best := cs[0]
-	for _, c := range cs[1:] {
-		if after(c.Newest, best.Newest) {
-			best = c
-		}
-	}
-	return best
-}
-
-func largest(cs []*Candidate) *Candidate {
-	best := cs[0]
-	for _, c := range cs[1:] {
-		if c.Items > best.Items {
-			best = c
-		}
-	}
-	return best
-}
-
 func after(a, b *time.Time) bool { return a != nil && (b == nil || a.After(*b)) }
-
-func equalTime(a, b *time.Time) bool {
-	return (a == nil && b == nil) || (a != nil && b != nil && a.Equal(*b))
-}
 
 // cadenceSchedule reads how often a feed publishes from its items' dates
 // and polls a few times per new item.

@@ -52,15 +52,18 @@ type seedEvidence struct {
 	Newest     *time.Time `json:"newest,omitempty" doc:"Newest item or lastmod of the chosen candidate."`
 	Requests   int        `json:"requests,omitempty" doc:"HTTP requests the contract run made."`
 	CheckedAt  *time.Time `json:"checked_at,omitempty"`
+	Why        string     `json:"why,omitempty" doc:"Why this entry, in a sentence: the contract run's reason, or that a reviewer chose it."`
+	ChosenBy   string     `json:"chosen_by,omitempty" doc:"The key that chose this entry among the candidates (POST /choose); absent when the contract run did."`
 }
 
 type seedTransition struct {
-	Action string    `json:"action" enum:"create,promote,suspend,reactivate,archive"`
-	From   string    `json:"from,omitempty" enum:"draft,active,suspended,archived" doc:"Absent for create."`
-	To     string    `json:"to" enum:"draft,active,suspended,archived"`
-	At     time.Time `json:"at"`
-	Actor  string    `json:"actor" doc:"Name of the API key that asked for it, anonymous on an open API, or contract_batch:{id}." example:"ops-alice"`
-	Reason string    `json:"reason,omitempty"`
+	Action     string    `json:"action" enum:"create,promote,reject,reopen,suspend,reactivate,archive"`
+	From       string    `json:"from,omitempty" enum:"draft,active,suspended,rejected,archived" doc:"Absent for create."`
+	To         string    `json:"to" enum:"draft,active,suspended,rejected,archived"`
+	At         time.Time `json:"at"`
+	Actor      string    `json:"actor" doc:"Name of the API key that asked for it, anonymous on an open API, or contract_batch:{id}." example:"ops-alice"`
+	ReasonCode string    `json:"reason_code,omitempty" enum:"not_relevant,duplicate,wrong_entry,low_quality,not_allowed,other" doc:"A rejection's reason from the short list."`
+	Reason     string    `json:"reason,omitempty"`
 }
 
 type seed struct {
@@ -75,7 +78,7 @@ type seed struct {
 	Evidence        seedEvidence     `json:"evidence"`
 	Confidence      float64          `json:"confidence" minimum:"0" maximum:"1"`
 	Metadata        map[string]any   `json:"metadata,omitempty" doc:"Free-form JSON object kept with the seed (at most 16 KiB); contract runs never change it."`
-	Status          string           `json:"status" enum:"draft,active,suspended,archived" doc:"Changed only by promote, suspend, reactivate and archive."`
+	Status          string           `json:"status" enum:"draft,active,suspended,rejected,archived" doc:"Changed only by promote, reject, reopen, suspend, reactivate and archive."`
 	Version         int              `json:"version" minimum:"1" doc:"The current contract's version; up by one exactly when the contract (fetch, policy) changes."`
 	ProposedVersion int              `json:"proposed_version,omitempty" doc:"A contract version a contract run proposed for this non-draft seed, pending; see /versions."`
 	CreatedAt       time.Time        `json:"created_at"`
@@ -197,7 +200,7 @@ func parseSeedID(raw, loc, field string) (string, error) {
 type seedListInput struct {
 	Country    string  `query:"country" maxLength:"8" doc:"Only seeds of this country: ISO 3166-1 alpha-2 or intl, any case." example:"sg"`
 	Category   string  `query:"category" maxLength:"40" doc:"Only seeds of this category." example:"news"`
-	Status     string  `query:"status" enum:"draft,active,suspended,archived" doc:"Only seeds in this status."`
+	Status     string  `query:"status" enum:"draft,active,suspended,rejected,archived" doc:"Only seeds in this status."`
 	SourceType string  `query:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Only seeds of this source type."`
 	FetchType  string  `query:"fetch_type" enum:"rss,atom,json_feed,news_sitemap,sitemap,html,api" doc:"Only seeds read this way."`
 	DomainID   string  `query:"domain_id" maxLength:"300" doc:"Only seeds of this domain." example:"gov:sg:mom.gov.sg"`
@@ -205,14 +208,16 @@ type seedListInput struct {
 	MinConf    float64 `query:"min_confidence" minimum:"0" maximum:"1" doc:"Only seeds whose confidence is at least this."`
 	BatchID    string  `query:"batch_id" maxLength:"128" pattern:"^[A-Za-z0-9_.:-]+$" doc:"Only seeds a contract batch recorded a contract for: the drafts it created, the seeds it updated and those it proposed a change to." example:"01JD3Q8W6Y4V0M5QK3ZC4N2T7R"`
 	Health     string  `query:"health" enum:"unknown,healthy,stale,failing,blocked,moved,gone" doc:"Only seeds in this health state (unknown: never checked); see GET /api/v1/seeds/{seedId}/checks."`
-	After      string  `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
-	Before     string  `query:"before" maxLength:"400" doc:"Page backwards by key: the limit seeds just before this seed_id, in seed_id order. Not with after or offset."`
+	Q          string  `query:"q" maxLength:"200" doc:"Only seeds whose domain or source name contains this text, in any case." example:"straits"`
+	Sort       string  `query:"sort" enum:"seed_id,domain,confidence,-confidence,created,-created" default:"seed_id" doc:"Order of the list: seed_id (authority, country, domain), domain, confidence (lowest first), -confidence (highest first), created (oldest first), -created (newest first); ties in seed_id order."`
+	After      string  `query:"after" maxLength:"400" doc:"Page by key: only seeds after this seed_id in the list's order (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it."`
+	Before     string  `query:"before" maxLength:"400" doc:"Page backwards by key: the limit seeds just before this seed_id in the list's order, in that order. Not with after or offset."`
 	Limit      int     `query:"limit" default:"50" minimum:"1" maximum:"100" doc:"Page size."`
 	Offset     int     `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`
 }
 
 type seedList struct {
-	Items  []*seedengine.Seed `json:"items" doc:"Seeds in seed_id order, without history."`
+	Items  []*seedengine.Seed `json:"items" doc:"Seeds in the list's order (sort), without history."`
 	Total  int                `json:"total" doc:"Seeds matching the filters, regardless of limit, offset and after."`
 	Limit  int                `json:"limit"`
 	Offset int                `json:"offset"`
@@ -238,6 +243,8 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 		MinConfidence: in.MinConf,
 		BatchID:       in.BatchID,
 		Health:        seedengine.SeedHealthState(in.Health),
+		Q:             strings.TrimSpace(in.Q),
+		Sort:          seedengine.SeedSort(in.Sort),
 		After:         strings.ToLower(in.After),
 		Before:        strings.ToLower(in.Before),
 		Limit:         in.Limit,
@@ -734,13 +741,8 @@ func (s *Server) transitionSeed(ctx context.Context, id string, action seedengin
 		return nil, unavailable("seeds")
 	}
 	sd, err := s.deps.Seeds.TransitionSeed(ctx, id, action, actor(ctx), reason)
-	if seedengine.ErrorCode(err) == seedengine.ECONFLICT {
-		// The message names the current status; the store's field
-		// ("status") is no input of this request.
-		return nil, seedengine.Errorf(seedengine.ECONFLICT, "%s", seedengine.ErrorMessage(err))
-	}
 	if err != nil {
-		return nil, err
+		return nil, conflictWithoutField(err)
 	}
 	return &seedOutput{Body: sd}, nil
 }

@@ -130,6 +130,9 @@ type Deps struct {
 	Metadata     seedengine.MetadataService
 	MetadataSync seedengine.MetadataSyncer
 	Seeds        seedengine.SeedService
+	// Review weighs a seed's candidates and chooses another (nil: those
+	// routes answer 503).
+	Review seedengine.SeedReviewService
 	// SeedChecks reads seeds' checks and health; SeedCheckQueue queues a
 	// check now (nil: the route answers 503).
 	SeedChecks     seedengine.SeedCheckService

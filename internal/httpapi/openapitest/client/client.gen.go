@@ -245,6 +245,7 @@ const (
 	SeedStatusActive    SeedStatus = "active"
 	SeedStatusArchived  SeedStatus = "archived"
 	SeedStatusDraft     SeedStatus = "draft"
+	SeedStatusRejected  SeedStatus = "rejected"
 	SeedStatusSuspended SeedStatus = "suspended"
 )
 
@@ -257,7 +258,231 @@ func (e SeedStatus) Valid() bool {
 		return true
 	case SeedStatusDraft:
 		return true
+	case SeedStatusRejected:
+		return true
 	case SeedStatusSuspended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkFilterAuthority.
+const (
+	SeedBulkFilterAuthorityCom   SeedBulkFilterAuthority = "com"
+	SeedBulkFilterAuthorityEdu   SeedBulkFilterAuthority = "edu"
+	SeedBulkFilterAuthorityGov   SeedBulkFilterAuthority = "gov"
+	SeedBulkFilterAuthorityMedia SeedBulkFilterAuthority = "media"
+	SeedBulkFilterAuthorityMil   SeedBulkFilterAuthority = "mil"
+	SeedBulkFilterAuthorityNgo   SeedBulkFilterAuthority = "ngo"
+	SeedBulkFilterAuthorityOrg   SeedBulkFilterAuthority = "org"
+	SeedBulkFilterAuthorityOther SeedBulkFilterAuthority = "other"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkFilterAuthority enum.
+func (e SeedBulkFilterAuthority) Valid() bool {
+	switch e {
+	case SeedBulkFilterAuthorityCom:
+		return true
+	case SeedBulkFilterAuthorityEdu:
+		return true
+	case SeedBulkFilterAuthorityGov:
+		return true
+	case SeedBulkFilterAuthorityMedia:
+		return true
+	case SeedBulkFilterAuthorityMil:
+		return true
+	case SeedBulkFilterAuthorityNgo:
+		return true
+	case SeedBulkFilterAuthorityOrg:
+		return true
+	case SeedBulkFilterAuthorityOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkFilterFetchType.
+const (
+	SeedBulkFilterFetchTypeApi         SeedBulkFilterFetchType = "api"
+	SeedBulkFilterFetchTypeAtom        SeedBulkFilterFetchType = "atom"
+	SeedBulkFilterFetchTypeHtml        SeedBulkFilterFetchType = "html"
+	SeedBulkFilterFetchTypeJsonFeed    SeedBulkFilterFetchType = "json_feed"
+	SeedBulkFilterFetchTypeNewsSitemap SeedBulkFilterFetchType = "news_sitemap"
+	SeedBulkFilterFetchTypeRss         SeedBulkFilterFetchType = "rss"
+	SeedBulkFilterFetchTypeSitemap     SeedBulkFilterFetchType = "sitemap"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkFilterFetchType enum.
+func (e SeedBulkFilterFetchType) Valid() bool {
+	switch e {
+	case SeedBulkFilterFetchTypeApi:
+		return true
+	case SeedBulkFilterFetchTypeAtom:
+		return true
+	case SeedBulkFilterFetchTypeHtml:
+		return true
+	case SeedBulkFilterFetchTypeJsonFeed:
+		return true
+	case SeedBulkFilterFetchTypeNewsSitemap:
+		return true
+	case SeedBulkFilterFetchTypeRss:
+		return true
+	case SeedBulkFilterFetchTypeSitemap:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkFilterHealth.
+const (
+	SeedBulkFilterHealthBlocked SeedBulkFilterHealth = "blocked"
+	SeedBulkFilterHealthFailing SeedBulkFilterHealth = "failing"
+	SeedBulkFilterHealthGone    SeedBulkFilterHealth = "gone"
+	SeedBulkFilterHealthHealthy SeedBulkFilterHealth = "healthy"
+	SeedBulkFilterHealthMoved   SeedBulkFilterHealth = "moved"
+	SeedBulkFilterHealthStale   SeedBulkFilterHealth = "stale"
+	SeedBulkFilterHealthUnknown SeedBulkFilterHealth = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkFilterHealth enum.
+func (e SeedBulkFilterHealth) Valid() bool {
+	switch e {
+	case SeedBulkFilterHealthBlocked:
+		return true
+	case SeedBulkFilterHealthFailing:
+		return true
+	case SeedBulkFilterHealthGone:
+		return true
+	case SeedBulkFilterHealthHealthy:
+		return true
+	case SeedBulkFilterHealthMoved:
+		return true
+	case SeedBulkFilterHealthStale:
+		return true
+	case SeedBulkFilterHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkFilterSourceType.
+const (
+	SeedBulkFilterSourceTypeCompany      SeedBulkFilterSourceType = "company"
+	SeedBulkFilterSourceTypeEducation    SeedBulkFilterSourceType = "education"
+	SeedBulkFilterSourceTypeGovernment   SeedBulkFilterSourceType = "government"
+	SeedBulkFilterSourceTypeMedia        SeedBulkFilterSourceType = "media"
+	SeedBulkFilterSourceTypeNgo          SeedBulkFilterSourceType = "ngo"
+	SeedBulkFilterSourceTypeOrganization SeedBulkFilterSourceType = "organization"
+	SeedBulkFilterSourceTypeOther        SeedBulkFilterSourceType = "other"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkFilterSourceType enum.
+func (e SeedBulkFilterSourceType) Valid() bool {
+	switch e {
+	case SeedBulkFilterSourceTypeCompany:
+		return true
+	case SeedBulkFilterSourceTypeEducation:
+		return true
+	case SeedBulkFilterSourceTypeGovernment:
+		return true
+	case SeedBulkFilterSourceTypeMedia:
+		return true
+	case SeedBulkFilterSourceTypeNgo:
+		return true
+	case SeedBulkFilterSourceTypeOrganization:
+		return true
+	case SeedBulkFilterSourceTypeOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkFilterStatus.
+const (
+	SeedBulkFilterStatusActive    SeedBulkFilterStatus = "active"
+	SeedBulkFilterStatusArchived  SeedBulkFilterStatus = "archived"
+	SeedBulkFilterStatusDraft     SeedBulkFilterStatus = "draft"
+	SeedBulkFilterStatusRejected  SeedBulkFilterStatus = "rejected"
+	SeedBulkFilterStatusSuspended SeedBulkFilterStatus = "suspended"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkFilterStatus enum.
+func (e SeedBulkFilterStatus) Valid() bool {
+	switch e {
+	case SeedBulkFilterStatusActive:
+		return true
+	case SeedBulkFilterStatusArchived:
+		return true
+	case SeedBulkFilterStatusDraft:
+		return true
+	case SeedBulkFilterStatusRejected:
+		return true
+	case SeedBulkFilterStatusSuspended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkRequestAction.
+const (
+	SeedBulkRequestActionArchive    SeedBulkRequestAction = "archive"
+	SeedBulkRequestActionPromote    SeedBulkRequestAction = "promote"
+	SeedBulkRequestActionReactivate SeedBulkRequestAction = "reactivate"
+	SeedBulkRequestActionReject     SeedBulkRequestAction = "reject"
+	SeedBulkRequestActionReopen     SeedBulkRequestAction = "reopen"
+	SeedBulkRequestActionSuspend    SeedBulkRequestAction = "suspend"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkRequestAction enum.
+func (e SeedBulkRequestAction) Valid() bool {
+	switch e {
+	case SeedBulkRequestActionArchive:
+		return true
+	case SeedBulkRequestActionPromote:
+		return true
+	case SeedBulkRequestActionReactivate:
+		return true
+	case SeedBulkRequestActionReject:
+		return true
+	case SeedBulkRequestActionReopen:
+		return true
+	case SeedBulkRequestActionSuspend:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedBulkRequestReasonCode.
+const (
+	SeedBulkRequestReasonCodeDuplicate   SeedBulkRequestReasonCode = "duplicate"
+	SeedBulkRequestReasonCodeLowQuality  SeedBulkRequestReasonCode = "low_quality"
+	SeedBulkRequestReasonCodeNotAllowed  SeedBulkRequestReasonCode = "not_allowed"
+	SeedBulkRequestReasonCodeNotRelevant SeedBulkRequestReasonCode = "not_relevant"
+	SeedBulkRequestReasonCodeOther       SeedBulkRequestReasonCode = "other"
+	SeedBulkRequestReasonCodeWrongEntry  SeedBulkRequestReasonCode = "wrong_entry"
+)
+
+// Valid indicates whether the value is a known member of the SeedBulkRequestReasonCode enum.
+func (e SeedBulkRequestReasonCode) Valid() bool {
+	switch e {
+	case SeedBulkRequestReasonCodeDuplicate:
+		return true
+	case SeedBulkRequestReasonCodeLowQuality:
+		return true
+	case SeedBulkRequestReasonCodeNotAllowed:
+		return true
+	case SeedBulkRequestReasonCodeNotRelevant:
+		return true
+	case SeedBulkRequestReasonCodeOther:
+		return true
+	case SeedBulkRequestReasonCodeWrongEntry:
 		return true
 	default:
 		return false
@@ -447,6 +672,36 @@ func (e SeedHealthState) Valid() bool {
 	}
 }
 
+// Defines values for SeedRejectRequestReasonCode.
+const (
+	SeedRejectRequestReasonCodeDuplicate   SeedRejectRequestReasonCode = "duplicate"
+	SeedRejectRequestReasonCodeLowQuality  SeedRejectRequestReasonCode = "low_quality"
+	SeedRejectRequestReasonCodeNotAllowed  SeedRejectRequestReasonCode = "not_allowed"
+	SeedRejectRequestReasonCodeNotRelevant SeedRejectRequestReasonCode = "not_relevant"
+	SeedRejectRequestReasonCodeOther       SeedRejectRequestReasonCode = "other"
+	SeedRejectRequestReasonCodeWrongEntry  SeedRejectRequestReasonCode = "wrong_entry"
+)
+
+// Valid indicates whether the value is a known member of the SeedRejectRequestReasonCode enum.
+func (e SeedRejectRequestReasonCode) Valid() bool {
+	switch e {
+	case SeedRejectRequestReasonCodeDuplicate:
+		return true
+	case SeedRejectRequestReasonCodeLowQuality:
+		return true
+	case SeedRejectRequestReasonCodeNotAllowed:
+		return true
+	case SeedRejectRequestReasonCodeNotRelevant:
+		return true
+	case SeedRejectRequestReasonCodeOther:
+		return true
+	case SeedRejectRequestReasonCodeWrongEntry:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeedSourceSourceType.
 const (
 	SeedSourceSourceTypeCompany      SeedSourceSourceType = "company"
@@ -548,25 +803,31 @@ func (e SeedSourceRequestSourceType) Valid() bool {
 
 // Defines values for SeedTransitionAction.
 const (
-	Archive    SeedTransitionAction = "archive"
-	Create     SeedTransitionAction = "create"
-	Promote    SeedTransitionAction = "promote"
-	Reactivate SeedTransitionAction = "reactivate"
-	Suspend    SeedTransitionAction = "suspend"
+	SeedTransitionActionArchive    SeedTransitionAction = "archive"
+	SeedTransitionActionCreate     SeedTransitionAction = "create"
+	SeedTransitionActionPromote    SeedTransitionAction = "promote"
+	SeedTransitionActionReactivate SeedTransitionAction = "reactivate"
+	SeedTransitionActionReject     SeedTransitionAction = "reject"
+	SeedTransitionActionReopen     SeedTransitionAction = "reopen"
+	SeedTransitionActionSuspend    SeedTransitionAction = "suspend"
 )
 
 // Valid indicates whether the value is a known member of the SeedTransitionAction enum.
 func (e SeedTransitionAction) Valid() bool {
 	switch e {
-	case Archive:
+	case SeedTransitionActionArchive:
 		return true
-	case Create:
+	case SeedTransitionActionCreate:
 		return true
-	case Promote:
+	case SeedTransitionActionPromote:
 		return true
-	case Reactivate:
+	case SeedTransitionActionReactivate:
 		return true
-	case Suspend:
+	case SeedTransitionActionReject:
+		return true
+	case SeedTransitionActionReopen:
+		return true
+	case SeedTransitionActionSuspend:
 		return true
 	default:
 		return false
@@ -578,6 +839,7 @@ const (
 	SeedTransitionFromActive    SeedTransitionFrom = "active"
 	SeedTransitionFromArchived  SeedTransitionFrom = "archived"
 	SeedTransitionFromDraft     SeedTransitionFrom = "draft"
+	SeedTransitionFromRejected  SeedTransitionFrom = "rejected"
 	SeedTransitionFromSuspended SeedTransitionFrom = "suspended"
 )
 
@@ -590,7 +852,39 @@ func (e SeedTransitionFrom) Valid() bool {
 		return true
 	case SeedTransitionFromDraft:
 		return true
+	case SeedTransitionFromRejected:
+		return true
 	case SeedTransitionFromSuspended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedTransitionReasonCode.
+const (
+	SeedTransitionReasonCodeDuplicate   SeedTransitionReasonCode = "duplicate"
+	SeedTransitionReasonCodeLowQuality  SeedTransitionReasonCode = "low_quality"
+	SeedTransitionReasonCodeNotAllowed  SeedTransitionReasonCode = "not_allowed"
+	SeedTransitionReasonCodeNotRelevant SeedTransitionReasonCode = "not_relevant"
+	SeedTransitionReasonCodeOther       SeedTransitionReasonCode = "other"
+	SeedTransitionReasonCodeWrongEntry  SeedTransitionReasonCode = "wrong_entry"
+)
+
+// Valid indicates whether the value is a known member of the SeedTransitionReasonCode enum.
+func (e SeedTransitionReasonCode) Valid() bool {
+	switch e {
+	case SeedTransitionReasonCodeDuplicate:
+		return true
+	case SeedTransitionReasonCodeLowQuality:
+		return true
+	case SeedTransitionReasonCodeNotAllowed:
+		return true
+	case SeedTransitionReasonCodeNotRelevant:
+		return true
+	case SeedTransitionReasonCodeOther:
+		return true
+	case SeedTransitionReasonCodeWrongEntry:
 		return true
 	default:
 		return false
@@ -602,6 +896,7 @@ const (
 	SeedTransitionToActive    SeedTransitionTo = "active"
 	SeedTransitionToArchived  SeedTransitionTo = "archived"
 	SeedTransitionToDraft     SeedTransitionTo = "draft"
+	SeedTransitionToRejected  SeedTransitionTo = "rejected"
 	SeedTransitionToSuspended SeedTransitionTo = "suspended"
 )
 
@@ -613,6 +908,8 @@ func (e SeedTransitionTo) Valid() bool {
 	case SeedTransitionToArchived:
 		return true
 	case SeedTransitionToDraft:
+		return true
+	case SeedTransitionToRejected:
 		return true
 	case SeedTransitionToSuspended:
 		return true
@@ -839,6 +1136,7 @@ const (
 	ListSeedsParamsStatusActive    ListSeedsParamsStatus = "active"
 	ListSeedsParamsStatusArchived  ListSeedsParamsStatus = "archived"
 	ListSeedsParamsStatusDraft     ListSeedsParamsStatus = "draft"
+	ListSeedsParamsStatusRejected  ListSeedsParamsStatus = "rejected"
 	ListSeedsParamsStatusSuspended ListSeedsParamsStatus = "suspended"
 )
 
@@ -850,6 +1148,8 @@ func (e ListSeedsParamsStatus) Valid() bool {
 	case ListSeedsParamsStatusArchived:
 		return true
 	case ListSeedsParamsStatusDraft:
+		return true
+	case ListSeedsParamsStatusRejected:
 		return true
 	case ListSeedsParamsStatusSuspended:
 		return true
@@ -987,6 +1287,36 @@ func (e ListSeedsParamsHealth) Valid() bool {
 	case ListSeedsParamsHealthStale:
 		return true
 	case ListSeedsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListSeedsParamsSort.
+const (
+	ListSeedsParamsSortConfidence      ListSeedsParamsSort = "confidence"
+	ListSeedsParamsSortCreated         ListSeedsParamsSort = "created"
+	ListSeedsParamsSortDomain          ListSeedsParamsSort = "domain"
+	ListSeedsParamsSortMinusConfidence ListSeedsParamsSort = "-confidence"
+	ListSeedsParamsSortMinusCreated    ListSeedsParamsSort = "-created"
+	ListSeedsParamsSortSeedId          ListSeedsParamsSort = "seed_id"
+)
+
+// Valid indicates whether the value is a known member of the ListSeedsParamsSort enum.
+func (e ListSeedsParamsSort) Valid() bool {
+	switch e {
+	case ListSeedsParamsSortConfidence:
+		return true
+	case ListSeedsParamsSortCreated:
+		return true
+	case ListSeedsParamsSortDomain:
+		return true
+	case ListSeedsParamsSortMinusConfidence:
+		return true
+	case ListSeedsParamsSortMinusCreated:
+		return true
+	case ListSeedsParamsSortSeedId:
 		return true
 	default:
 		return false
@@ -1862,7 +2192,7 @@ type Seed struct {
 	SeedId string     `json:"seed_id"`
 	Source SeedSource `json:"source"`
 
-	// Status Changed only by promote, suspend, reactivate and archive.
+	// Status Changed only by promote, reject, reopen, suspend, reactivate and archive.
 	Status    SeedStatus `json:"status"`
 	UpdatedAt time.Time  `json:"updated_at"`
 
@@ -1870,8 +2200,127 @@ type Seed struct {
 	Version int64 `json:"version"`
 }
 
-// SeedStatus Changed only by promote, suspend, reactivate and archive.
+// SeedStatus Changed only by promote, reject, reopen, suspend, reactivate and archive.
 type SeedStatus string
+
+// SeedBulkChange defines model for SeedBulkChange.
+type SeedBulkChange struct {
+	From   string `json:"from"`
+	SeedId string `json:"seed_id"`
+	To     string `json:"to"`
+}
+
+// SeedBulkFilter defines model for SeedBulkFilter.
+type SeedBulkFilter struct {
+	Authority *SeedBulkFilterAuthority `json:"authority,omitempty"`
+
+	// BatchId Seeds a contract batch recorded a contract for.
+	BatchId *string `json:"batch_id,omitempty"`
+
+	// Category Examples: news
+	Category *string `json:"category,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 or intl, any case.
+	//
+	// Examples: sg
+	Country       *string                  `json:"country,omitempty"`
+	FetchType     *SeedBulkFilterFetchType `json:"fetch_type,omitempty"`
+	Health        *SeedBulkFilterHealth    `json:"health,omitempty"`
+	MinConfidence *float64                 `json:"min_confidence,omitempty"`
+
+	// Q Seeds whose domain or source name contains this, in any case.
+	Q          *string                   `json:"q,omitempty"`
+	SourceType *SeedBulkFilterSourceType `json:"source_type,omitempty"`
+	Status     *SeedBulkFilterStatus     `json:"status,omitempty"`
+}
+
+// SeedBulkFilterAuthority defines model for SeedBulkFilter.Authority.
+type SeedBulkFilterAuthority string
+
+// SeedBulkFilterFetchType defines model for SeedBulkFilter.FetchType.
+type SeedBulkFilterFetchType string
+
+// SeedBulkFilterHealth defines model for SeedBulkFilter.Health.
+type SeedBulkFilterHealth string
+
+// SeedBulkFilterSourceType defines model for SeedBulkFilter.SourceType.
+type SeedBulkFilterSourceType string
+
+// SeedBulkFilterStatus defines model for SeedBulkFilter.Status.
+type SeedBulkFilterStatus string
+
+// SeedBulkRequest defines model for SeedBulkRequest.
+type SeedBulkRequest struct {
+	// Action The lifecycle action for every seed named.
+	Action SeedBulkRequestAction `json:"action"`
+
+	// DryRun Report what would change and change nothing.
+	DryRun *bool `json:"dry_run,omitempty"`
+
+	// Filter The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter.
+	Filter *SeedBulkFilter `json:"filter,omitempty"`
+
+	// Reason Free text kept in each changed seed's history.
+	Reason *string `json:"reason,omitempty"`
+
+	// ReasonCode For reject (required there): why, from the short list.
+	ReasonCode *SeedBulkRequestReasonCode `json:"reason_code,omitempty"`
+
+	// SeedIds The seeds, by id (any case). Exactly one of seed_ids and filter.
+	SeedIds *[]string `json:"seed_ids,omitempty"`
+}
+
+// SeedBulkRequestAction The lifecycle action for every seed named.
+type SeedBulkRequestAction string
+
+// SeedBulkRequestReasonCode For reject (required there): why, from the short list.
+type SeedBulkRequestReasonCode string
+
+// SeedBulkResult defines model for SeedBulkResult.
+type SeedBulkResult struct {
+	Action  string            `json:"action"`
+	Changed *[]SeedBulkChange `json:"changed"`
+	DryRun  bool              `json:"dry_run"`
+	Matched int64             `json:"matched"`
+	Skipped *[]SeedBulkSkip   `json:"skipped"`
+}
+
+// SeedBulkSkip defines model for SeedBulkSkip.
+type SeedBulkSkip struct {
+	Reason string  `json:"reason"`
+	SeedId string  `json:"seed_id"`
+	Status *string `json:"status,omitempty"`
+}
+
+// SeedCandidate defines model for SeedCandidate.
+type SeedCandidate struct {
+	Chosen      bool       `json:"chosen"`
+	ContentType string     `json:"content_type"`
+	EntryUrl    string     `json:"entry_url"`
+	Fetched     bool       `json:"fetched"`
+	Format      *string    `json:"format,omitempty"`
+	Items       int64      `json:"items"`
+	Kind        string     `json:"kind"`
+	Newest      *time.Time `json:"newest,omitempty"`
+	NewsItems   *int64     `json:"news_items,omitempty"`
+	Priority    float64    `json:"priority"`
+	Reason      string     `json:"reason"`
+	Robots      string     `json:"robots"`
+	Rule        string     `json:"rule"`
+	Skipped     *string    `json:"skipped,omitempty"`
+	Status      *int64     `json:"status,omitempty"`
+	Url         string     `json:"url"`
+	Usable      bool       `json:"usable"`
+	Via         string     `json:"via"`
+}
+
+// SeedCandidateList defines model for SeedCandidateList.
+type SeedCandidateList struct {
+	// Items Every candidate of the seed's latest contract run, in the order found, judged against the seed's current entry.
+	Items  *[]SeedCandidate `json:"items"`
+	SeedId string           `json:"seed_id"`
+	Total  int64            `json:"total"`
+}
 
 // SeedCheck defines model for SeedCheck.
 type SeedCheck struct {
@@ -1958,6 +2407,14 @@ type SeedCheckQueued struct {
 	SeedId string `json:"seed_id"`
 }
 
+// SeedChooseRequest defines model for SeedChooseRequest.
+type SeedChooseRequest struct {
+	// CandidateUrl The url (or entry_url) of a candidate of GET /api/v1/seeds/{seedId}/candidates whose usable is true.
+	//
+	// Examples: https://www.mom.gov.sg/rss/newsroom
+	CandidateUrl string `json:"candidate_url"`
+}
+
 // SeedContract defines model for SeedContract.
 type SeedContract struct {
 	Fetch  SeedFetch  `json:"fetch"`
@@ -1993,6 +2450,9 @@ type SeedEvidence struct {
 	Candidates int64      `json:"candidates"`
 	CheckedAt  *time.Time `json:"checked_at,omitempty"`
 
+	// ChosenBy The key that chose this entry among the candidates (POST /choose); absent when the contract run did.
+	ChosenBy *string `json:"chosen_by,omitempty"`
+
 	// Items Items of the chosen feed, or URLs of the chosen sitemap.
 	Items *int64 `json:"items,omitempty"`
 
@@ -2011,6 +2471,9 @@ type SeedEvidence struct {
 
 	// Requests HTTP requests the contract run made.
 	Requests *int64 `json:"requests,omitempty"`
+
+	// Why Why this entry, in a sentence: the contract run's reason, or that a reviewer chose it.
+	Why *string `json:"why,omitempty"`
 }
 
 // SeedFetch defines model for SeedFetch.
@@ -2093,7 +2556,7 @@ type SeedHealthState string
 
 // SeedList defines model for SeedList.
 type SeedList struct {
-	// Items Seeds in seed_id order, without history.
+	// Items Seeds in the list's order (sort), without history.
 	Items *[]Seed `json:"items"`
 	Limit int64   `json:"limit"`
 
@@ -2182,6 +2645,18 @@ type SeedReasonRequest struct {
 	Reason *string `json:"reason,omitempty"`
 }
 
+// SeedRejectRequest defines model for SeedRejectRequest.
+type SeedRejectRequest struct {
+	// Reason Free text kept with the rejection in the seed's history.
+	Reason *string `json:"reason,omitempty"`
+
+	// ReasonCode Why, from the short list: not_relevant (not a source this partition wants), duplicate (another seed covers it), wrong_entry (no candidate is a good entry), low_quality, not_allowed (robots.txt, terms or a paywall), other (say why in reason).
+	ReasonCode SeedRejectRequestReasonCode `json:"reason_code"`
+}
+
+// SeedRejectRequestReasonCode Why, from the short list: not_relevant (not a source this partition wants), duplicate (another seed covers it), wrong_entry (no candidate is a good entry), low_quality, not_allowed (robots.txt, terms or a paywall), other (say why in reason).
+type SeedRejectRequestReasonCode string
+
 // SeedSource defines model for SeedSource.
 type SeedSource struct {
 	// Domain Registrable domain, from the domain_id.
@@ -2240,7 +2715,10 @@ type SeedTransition struct {
 	// From Absent for create.
 	From   *SeedTransitionFrom `json:"from,omitempty"`
 	Reason *string             `json:"reason,omitempty"`
-	To     SeedTransitionTo    `json:"to"`
+
+	// ReasonCode A rejection's reason from the short list.
+	ReasonCode *SeedTransitionReasonCode `json:"reason_code,omitempty"`
+	To         SeedTransitionTo          `json:"to"`
 }
 
 // SeedTransitionAction defines model for SeedTransition.Action.
@@ -2248,6 +2726,9 @@ type SeedTransitionAction string
 
 // SeedTransitionFrom Absent for create.
 type SeedTransitionFrom string
+
+// SeedTransitionReasonCode A rejection's reason from the short list.
+type SeedTransitionReasonCode string
 
 // SeedTransitionTo defines model for SeedTransition.To.
 type SeedTransitionTo string
@@ -2550,10 +3031,16 @@ type ListSeedsParams struct {
 	// Health Only seeds in this health state (unknown: never checked); see GET /api/v1/seeds/{seedId}/checks.
 	Health *ListSeedsParamsHealth `form:"health,omitempty" json:"health,omitempty"`
 
-	// After Page by key: only seeds after this seed_id (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it.
+	// Q Only seeds whose domain or source name contains this text, in any case.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Sort Order of the list: seed_id (authority, country, domain), domain, confidence (lowest first), -confidence (highest first), created (oldest first), -created (newest first); ties in seed_id order.
+	Sort *ListSeedsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+
+	// After Page by key: only seeds after this seed_id in the list's order (the next_after of the previous page). Deep pages cost what the first does; offset must be 0 with it.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
-	// Before Page backwards by key: the limit seeds just before this seed_id, in seed_id order. Not with after or offset.
+	// Before Page backwards by key: the limit seeds just before this seed_id in the list's order, in that order. Not with after or offset.
 	Before *string `form:"before,omitempty" json:"before,omitempty"`
 
 	// Limit Page size.
@@ -2577,6 +3064,9 @@ type ListSeedsParamsAuthority string
 
 // ListSeedsParamsHealth defines parameters for ListSeeds.
 type ListSeedsParamsHealth string
+
+// ListSeedsParamsSort defines parameters for ListSeeds.
+type ListSeedsParamsSort string
 
 // UpdateSeedParams defines parameters for UpdateSeed.
 type UpdateSeedParams struct {
@@ -2617,6 +3107,9 @@ type CreateResearchJSONRequestBody = ResearchCreateRequest
 // CreateSeedJSONRequestBody defines body for CreateSeed for application/json ContentType.
 type CreateSeedJSONRequestBody = SeedCreateRequest
 
+// BulkSeedActionJSONRequestBody defines body for BulkSeedAction for application/json ContentType.
+type BulkSeedActionJSONRequestBody = SeedBulkRequest
+
 // OrchestrateSeedsJSONRequestBody defines body for OrchestrateSeeds for application/json ContentType.
 type OrchestrateSeedsJSONRequestBody = OrchestrateRequest
 
@@ -2632,8 +3125,17 @@ type UpdateSeedApplicationMergePatchPlusJSONRequestBody = SeedPatch
 // ArchiveSeedJSONRequestBody defines body for ArchiveSeed for application/json ContentType.
 type ArchiveSeedJSONRequestBody = SeedReasonRequest
 
+// ChooseSeedCandidateJSONRequestBody defines body for ChooseSeedCandidate for application/json ContentType.
+type ChooseSeedCandidateJSONRequestBody = SeedChooseRequest
+
 // ReactivateSeedJSONRequestBody defines body for ReactivateSeed for application/json ContentType.
 type ReactivateSeedJSONRequestBody = SeedReasonRequest
+
+// RejectSeedJSONRequestBody defines body for RejectSeed for application/json ContentType.
+type RejectSeedJSONRequestBody = SeedRejectRequest
+
+// ReopenSeedJSONRequestBody defines body for ReopenSeed for application/json ContentType.
+type ReopenSeedJSONRequestBody = SeedReasonRequest
 
 // SuspendSeedJSONRequestBody defines body for SuspendSeed for application/json ContentType.
 type SuspendSeedJSONRequestBody = SeedReasonRequest
@@ -4075,6 +4577,46 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/seeds (the `CreateSeed` operationId).
 	CreateSeed(ctx context.Context, body CreateSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// BulkSeedActionWithBody Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+	BulkSeedActionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BulkSeedAction Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+	BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OrchestrateSeedsWithBody Queue seed collection for a partition's raw files
 	//
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -4282,6 +4824,22 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeed(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListSeedCandidates List the candidates of a seed's evidence, each with why it is or is not the entry
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/candidates (the `ListSeedCandidates` operationId).
+	ListSeedCandidates(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CheckSeed Queue a check of an active or suspended seed now
 	//
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -4316,6 +4874,48 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
 	ListSeedChecks(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChooseSeedCandidateWithBody Make a candidate of the seed's evidence its entry
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+	ChooseSeedCandidateWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChooseSeedCandidate Make a candidate of the seed's evidence its entry
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+	ChooseSeedCandidate(ctx context.Context, seedId string, body ChooseSeedCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSeedEvidence Get the evidence of a seed's latest contract run, as stored
 	//
@@ -4376,6 +4976,90 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/seeds/{seedId}/reactivate (the `ReactivateSeed` operationId).
 	ReactivateSeed(ctx context.Context, seedId string, body ReactivateSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectSeedWithBody Reject a draft seed with a reason; it can be reopened
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+	RejectSeedWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectSeed Reject a draft seed with a reason; it can be reopened
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+	RejectSeed(ctx context.Context, seedId string, body RejectSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReopenSeedWithBody Reopen a rejected seed as a draft
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+	ReopenSeedWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReopenSeed Reopen a rejected seed as a draft
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+	ReopenSeed(ctx context.Context, seedId string, body ReopenSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SuspendSeedWithBody Suspend an active seed
 	//
@@ -5716,6 +6400,66 @@ func (c *Client) CreateSeed(ctx context.Context, body CreateSeedJSONRequestBody,
 	return c.Client.Do(req)
 }
 
+// BulkSeedActionWithBody Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+func (c *Client) BulkSeedActionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkSeedActionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BulkSeedAction Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+func (c *Client) BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBulkSeedActionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OrchestrateSeedsWithBody Queue seed collection for a partition's raw files
 //
 // Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -6023,6 +6767,32 @@ func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSee
 	return c.Client.Do(req)
 }
 
+// ListSeedCandidates List the candidates of a seed's evidence, each with why it is or is not the entry
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/candidates (the `ListSeedCandidates` operationId).
+func (c *Client) ListSeedCandidates(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListSeedCandidatesRequest(c.Server, seedId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CheckSeed Queue a check of an active or suspended seed now
 //
 // Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -6068,6 +6838,68 @@ func (c *Client) CheckSeed(ctx context.Context, seedId string, reqEditors ...Req
 // Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
 func (c *Client) ListSeedChecks(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListSeedChecksRequest(c.Server, seedId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChooseSeedCandidateWithBody Make a candidate of the seed's evidence its entry
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+func (c *Client) ChooseSeedCandidateWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChooseSeedCandidateRequestWithBody(c.Server, seedId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChooseSeedCandidate Make a candidate of the seed's evidence its entry
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+func (c *Client) ChooseSeedCandidate(ctx context.Context, seedId string, body ChooseSeedCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChooseSeedCandidateRequest(c.Server, seedId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6158,6 +6990,130 @@ func (c *Client) ReactivateSeedWithBody(ctx context.Context, seedId string, cont
 // Corresponds with POST /api/v1/seeds/{seedId}/reactivate (the `ReactivateSeed` operationId).
 func (c *Client) ReactivateSeed(ctx context.Context, seedId string, body ReactivateSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReactivateSeedRequest(c.Server, seedId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectSeedWithBody Reject a draft seed with a reason; it can be reopened
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+func (c *Client) RejectSeedWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectSeedRequestWithBody(c.Server, seedId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectSeed Reject a draft seed with a reason; it can be reopened
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+func (c *Client) RejectSeed(ctx context.Context, seedId string, body RejectSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectSeedRequest(c.Server, seedId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReopenSeedWithBody Reopen a rejected seed as a draft
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+func (c *Client) ReopenSeedWithBody(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReopenSeedRequestWithBody(c.Server, seedId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReopenSeed Reopen a rejected seed as a draft
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+func (c *Client) ReopenSeed(ctx context.Context, seedId string, body ReopenSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReopenSeedRequest(c.Server, seedId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8629,6 +9585,30 @@ func NewListSeedsRequest(server string, params *ListSeedsParams) (*http.Request,
 
 		}
 
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.After != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -8712,6 +9692,46 @@ func NewCreateSeedRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/seeds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewBulkSeedActionRequest calls the generic BulkSeedAction builder with application/json body
+func NewBulkSeedActionRequest(server string, body BulkSeedActionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBulkSeedActionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewBulkSeedActionRequestWithBody constructs an http.Request for the BulkSeedAction method, with any body, and a specified content type
+func NewBulkSeedActionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/bulk")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -8965,6 +9985,40 @@ func NewArchiveSeedRequestWithBody(server string, seedId string, contentType str
 	return req, nil
 }
 
+// NewListSeedCandidatesRequest constructs an http.Request for the ListSeedCandidates method
+func NewListSeedCandidatesRequest(server string, seedId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/candidates", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCheckSeedRequest constructs an http.Request for the CheckSeed method
 func NewCheckSeedRequest(server string, seedId string) (*http.Request, error) {
 	var err error
@@ -9072,6 +10126,53 @@ func NewListSeedChecksRequest(server string, seedId string, params *ListSeedChec
 	return req, nil
 }
 
+// NewChooseSeedCandidateRequest calls the generic ChooseSeedCandidate builder with application/json body
+func NewChooseSeedCandidateRequest(server string, seedId string, body ChooseSeedCandidateJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewChooseSeedCandidateRequestWithBody(server, seedId, "application/json", bodyReader)
+}
+
+// NewChooseSeedCandidateRequestWithBody constructs an http.Request for the ChooseSeedCandidate method, with any body, and a specified content type
+func NewChooseSeedCandidateRequestWithBody(server string, seedId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/choose", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetSeedEvidenceRequest constructs an http.Request for the GetSeedEvidence method
 func NewGetSeedEvidenceRequest(server string, seedId string) (*http.Request, error) {
 	var err error
@@ -9134,6 +10235,100 @@ func NewReactivateSeedRequestWithBody(server string, seedId string, contentType 
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/seeds/%s/reactivate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRejectSeedRequest calls the generic RejectSeed builder with application/json body
+func NewRejectSeedRequest(server string, seedId string, body RejectSeedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRejectSeedRequestWithBody(server, seedId, "application/json", bodyReader)
+}
+
+// NewRejectSeedRequestWithBody constructs an http.Request for the RejectSeed method, with any body, and a specified content type
+func NewRejectSeedRequestWithBody(server string, seedId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewReopenSeedRequest calls the generic ReopenSeed builder with application/json body
+func NewReopenSeedRequest(server string, seedId string, body ReopenSeedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReopenSeedRequestWithBody(server, seedId, "application/json", bodyReader)
+}
+
+// NewReopenSeedRequestWithBody constructs an http.Request for the ReopenSeed method, with any body, and a specified content type
+func NewReopenSeedRequestWithBody(server string, seedId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "seedId", seedId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/%s/reopen", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -10236,6 +11431,46 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/seeds (the `CreateSeed` operationId).
 	CreateSeedWithResponse(ctx context.Context, body CreateSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeedResponse, error)
 
+	// BulkSeedActionWithBodyWithResponse Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+	BulkSeedActionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkSeedActionResponse, error)
+
+	// BulkSeedActionWithResponse Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+	BulkSeedActionWithResponse(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*BulkSeedActionResponse, error)
+
 	// OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
 	//
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -10445,6 +11680,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/seeds/{seedId}/archive (the `ArchiveSeed` operationId).
 	ArchiveSeedWithResponse(ctx context.Context, seedId string, body ArchiveSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveSeedResponse, error)
 
+	// ListSeedCandidatesWithResponse List the candidates of a seed's evidence, each with why it is or is not the entry
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/seeds/{seedId}/candidates (the `ListSeedCandidates` operationId).
+	ListSeedCandidatesWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*ListSeedCandidatesResponse, error)
+
 	// CheckSeedWithResponse Queue a check of an active or suspended seed now
 	//
 	// Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -10483,6 +11736,48 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/seeds/{seedId}/checks (the `ListSeedChecks` operationId).
 	ListSeedChecksWithResponse(ctx context.Context, seedId string, params *ListSeedChecksParams, reqEditors ...RequestEditorFn) (*ListSeedChecksResponse, error)
+
+	// ChooseSeedCandidateWithBodyWithResponse Make a candidate of the seed's evidence its entry
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+	ChooseSeedCandidateWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChooseSeedCandidateResponse, error)
+
+	// ChooseSeedCandidateWithResponse Make a candidate of the seed's evidence its entry
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+	ChooseSeedCandidateWithResponse(ctx context.Context, seedId string, body ChooseSeedCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*ChooseSeedCandidateResponse, error)
 
 	// GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
 	//
@@ -10545,6 +11840,90 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/seeds/{seedId}/reactivate (the `ReactivateSeed` operationId).
 	ReactivateSeedWithResponse(ctx context.Context, seedId string, body ReactivateSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ReactivateSeedResponse, error)
+
+	// RejectSeedWithBodyWithResponse Reject a draft seed with a reason; it can be reopened
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+	RejectSeedWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectSeedResponse, error)
+
+	// RejectSeedWithResponse Reject a draft seed with a reason; it can be reopened
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+	RejectSeedWithResponse(ctx context.Context, seedId string, body RejectSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectSeedResponse, error)
+
+	// ReopenSeedWithBodyWithResponse Reopen a rejected seed as a draft
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+	ReopenSeedWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReopenSeedResponse, error)
+
+	// ReopenSeedWithResponse Reopen a rejected seed as a draft
+	//
+	// Needs an API key with the `admin` scope.
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+	ReopenSeedWithResponse(ctx context.Context, seedId string, body ReopenSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ReopenSeedResponse, error)
 
 	// SuspendSeedWithBodyWithResponse Suspend an active seed
 	//
@@ -14960,6 +16339,131 @@ func (r CreateSeedResponse) ContentType() string {
 	return ""
 }
 
+// BulkSeedActionResponse429Headers the declared response headers of an HTTP 429 response for BulkSeedAction
+type BulkSeedActionResponse429Headers struct {
+	RetryAfter *int
+}
+
+// BulkSeedActionResponse503Headers the declared response headers of an HTTP 503 response for BulkSeedAction
+type BulkSeedActionResponse503Headers struct {
+	RetryAfter *int
+}
+
+type BulkSeedActionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeedBulkResult
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BulkSeedActionResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BulkSeedActionResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BulkSeedActionResponse) GetJSON200() *SeedBulkResult {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BulkSeedActionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BulkSeedActionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BulkSeedActionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BulkSeedActionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OrchestrateSeedsResponse202Headers the declared response headers of an HTTP 202 response for OrchestrateSeeds
 type OrchestrateSeedsResponse202Headers struct {
 	Location *string
@@ -15613,6 +17117,117 @@ func (r ArchiveSeedResponse) ContentType() string {
 	return ""
 }
 
+// ListSeedCandidatesResponse429Headers the declared response headers of an HTTP 429 response for ListSeedCandidates
+type ListSeedCandidatesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListSeedCandidatesResponse503Headers the declared response headers of an HTTP 503 response for ListSeedCandidates
+type ListSeedCandidatesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListSeedCandidatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeedCandidateList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListSeedCandidatesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListSeedCandidatesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListSeedCandidatesResponse) GetJSON200() *SeedCandidateList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListSeedCandidatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListSeedCandidatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListSeedCandidatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListSeedCandidatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CheckSeedResponse429Headers the declared response headers of an HTTP 429 response for CheckSeed
 type CheckSeedResponse429Headers struct {
 	RetryAfter *int
@@ -15850,6 +17465,138 @@ func (r ListSeedChecksResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListSeedChecksResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ChooseSeedCandidateResponse429Headers the declared response headers of an HTTP 429 response for ChooseSeedCandidate
+type ChooseSeedCandidateResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ChooseSeedCandidateResponse503Headers the declared response headers of an HTTP 503 response for ChooseSeedCandidate
+type ChooseSeedCandidateResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ChooseSeedCandidateResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Seed
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ChooseSeedCandidateResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ChooseSeedCandidateResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ChooseSeedCandidateResponse) GetJSON200() *Seed {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ChooseSeedCandidateResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ChooseSeedCandidateResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ChooseSeedCandidateResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ChooseSeedCandidateResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16109,6 +17856,270 @@ func (r ReactivateSeedResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ReactivateSeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RejectSeedResponse429Headers the declared response headers of an HTTP 429 response for RejectSeed
+type RejectSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// RejectSeedResponse503Headers the declared response headers of an HTTP 503 response for RejectSeed
+type RejectSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RejectSeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Seed
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RejectSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectSeedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectSeedResponse) GetJSON200() *Seed {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectSeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectSeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectSeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectSeedResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReopenSeedResponse429Headers the declared response headers of an HTTP 429 response for ReopenSeed
+type ReopenSeedResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ReopenSeedResponse503Headers the declared response headers of an HTTP 503 response for ReopenSeed
+type ReopenSeedResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ReopenSeedResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Seed
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReopenSeedResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReopenSeedResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReopenSeedResponse) GetJSON200() *Seed {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReopenSeedResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReopenSeedResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReopenSeedResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReopenSeedResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17662,6 +19673,58 @@ func (c *ClientWithResponses) CreateSeedWithResponse(ctx context.Context, body C
 	return ParseCreateSeedResponse(rsp)
 }
 
+// BulkSeedActionWithBodyWithResponse Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+func (c *ClientWithResponses) BulkSeedActionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BulkSeedActionResponse, error) {
+	rsp, err := c.BulkSeedActionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkSeedActionResponse(rsp)
+}
+
+// BulkSeedActionWithResponse Promote, reject, reopen, suspend, reactivate or archive many seeds at once
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
+func (c *ClientWithResponses) BulkSeedActionWithResponse(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*BulkSeedActionResponse, error) {
+	rsp, err := c.BulkSeedAction(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBulkSeedActionResponse(rsp)
+}
+
 // OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
 //
 // Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -17931,6 +19994,30 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 	return ParseArchiveSeedResponse(rsp)
 }
 
+// ListSeedCandidatesWithResponse List the candidates of a seed's evidence, each with why it is or is not the entry
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/seeds/{seedId}/candidates (the `ListSeedCandidates` operationId).
+func (c *ClientWithResponses) ListSeedCandidatesWithResponse(ctx context.Context, seedId string, reqEditors ...RequestEditorFn) (*ListSeedCandidatesResponse, error) {
+	rsp, err := c.ListSeedCandidates(ctx, seedId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListSeedCandidatesResponse(rsp)
+}
+
 // CheckSeedWithResponse Queue a check of an active or suspended seed now
 //
 // Needs an API key with the `write` scope (or `admin`, which includes it).
@@ -17980,6 +20067,60 @@ func (c *ClientWithResponses) ListSeedChecksWithResponse(ctx context.Context, se
 		return nil, err
 	}
 	return ParseListSeedChecksResponse(rsp)
+}
+
+// ChooseSeedCandidateWithBodyWithResponse Make a candidate of the seed's evidence its entry
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+func (c *ClientWithResponses) ChooseSeedCandidateWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChooseSeedCandidateResponse, error) {
+	rsp, err := c.ChooseSeedCandidateWithBody(ctx, seedId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChooseSeedCandidateResponse(rsp)
+}
+
+// ChooseSeedCandidateWithResponse Make a candidate of the seed's evidence its entry
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/choose (the `ChooseSeedCandidate` operationId).
+func (c *ClientWithResponses) ChooseSeedCandidateWithResponse(ctx context.Context, seedId string, body ChooseSeedCandidateJSONRequestBody, reqEditors ...RequestEditorFn) (*ChooseSeedCandidateResponse, error) {
+	rsp, err := c.ChooseSeedCandidate(ctx, seedId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChooseSeedCandidateResponse(rsp)
 }
 
 // GetSeedEvidenceWithResponse Get the evidence of a seed's latest contract run, as stored
@@ -18060,6 +20201,114 @@ func (c *ClientWithResponses) ReactivateSeedWithResponse(ctx context.Context, se
 		return nil, err
 	}
 	return ParseReactivateSeedResponse(rsp)
+}
+
+// RejectSeedWithBodyWithResponse Reject a draft seed with a reason; it can be reopened
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+func (c *ClientWithResponses) RejectSeedWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectSeedResponse, error) {
+	rsp, err := c.RejectSeedWithBody(ctx, seedId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectSeedResponse(rsp)
+}
+
+// RejectSeedWithResponse Reject a draft seed with a reason; it can be reopened
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reject (the `RejectSeed` operationId).
+func (c *ClientWithResponses) RejectSeedWithResponse(ctx context.Context, seedId string, body RejectSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectSeedResponse, error) {
+	rsp, err := c.RejectSeed(ctx, seedId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectSeedResponse(rsp)
+}
+
+// ReopenSeedWithBodyWithResponse Reopen a rejected seed as a draft
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+func (c *ClientWithResponses) ReopenSeedWithBodyWithResponse(ctx context.Context, seedId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReopenSeedResponse, error) {
+	rsp, err := c.ReopenSeedWithBody(ctx, seedId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReopenSeedResponse(rsp)
+}
+
+// ReopenSeedWithResponse Reopen a rejected seed as a draft
+//
+// Needs an API key with the `admin` scope.
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/{seedId}/reopen (the `ReopenSeed` operationId).
+func (c *ClientWithResponses) ReopenSeedWithResponse(ctx context.Context, seedId string, body ReopenSeedJSONRequestBody, reqEditors ...RequestEditorFn) (*ReopenSeedResponse, error) {
+	rsp, err := c.ReopenSeed(ctx, seedId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReopenSeedResponse(rsp)
 }
 
 // SuspendSeedWithBodyWithResponse Suspend an active seed
@@ -22355,6 +24604,125 @@ func ParseCreateSeedResponse(rsp *http.Response) (*CreateSeedResponse, error) {
 	return response, nil
 }
 
+// ParseBulkSeedActionResponse parses an HTTP response from a BulkSeedActionWithResponse call
+func ParseBulkSeedActionResponse(rsp *http.Response) (*BulkSeedActionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BulkSeedActionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeedBulkResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers BulkSeedActionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BulkSeedActionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseOrchestrateSeedsResponse parses an HTTP response from a OrchestrateSeedsWithResponse call
 func ParseOrchestrateSeedsResponse(rsp *http.Response) (*OrchestrateSeedsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -22981,6 +25349,111 @@ func ParseArchiveSeedResponse(rsp *http.Response) (*ArchiveSeedResponse, error) 
 	return response, nil
 }
 
+// ParseListSeedCandidatesResponse parses an HTTP response from a ListSeedCandidatesWithResponse call
+func ParseListSeedCandidatesResponse(rsp *http.Response) (*ListSeedCandidatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListSeedCandidatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeedCandidateList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListSeedCandidatesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListSeedCandidatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCheckSeedResponse parses an HTTP response from a CheckSeedWithResponse call
 func ParseCheckSeedResponse(rsp *http.Response) (*CheckSeedResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23199,6 +25672,132 @@ func ParseListSeedChecksResponse(rsp *http.Response) (*ListSeedChecksResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListSeedChecksResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseChooseSeedCandidateResponse parses an HTTP response from a ChooseSeedCandidateWithResponse call
+func ParseChooseSeedCandidateResponse(rsp *http.Response) (*ChooseSeedCandidateResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ChooseSeedCandidateResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Seed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ChooseSeedCandidateResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ChooseSeedCandidateResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -23461,6 +26060,258 @@ func ParseReactivateSeedResponse(rsp *http.Response) (*ReactivateSeedResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReactivateSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRejectSeedResponse parses an HTTP response from a RejectSeedWithResponse call
+func ParseRejectSeedResponse(rsp *http.Response) (*RejectSeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectSeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Seed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers RejectSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectSeedResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReopenSeedResponse parses an HTTP response from a ReopenSeedWithResponse call
+func ParseReopenSeedResponse(rsp *http.Response) (*ReopenSeedResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReopenSeedResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Seed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ReopenSeedResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReopenSeedResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
