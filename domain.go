@@ -30,6 +30,32 @@ func (a Authority) Valid() bool {
 	return false
 }
 
+// Label is the authority in a word or two, as the console shows it
+// everywhere (lists, filters, the partition's counts); the code itself is
+// what URLs, filters and domain_ids carry. An unknown authority is its
+// own label.
+func (a Authority) Label() string {
+	switch a {
+	case AuthorityGov:
+		return "government"
+	case AuthorityMil:
+		return "military"
+	case AuthorityEdu:
+		return "education"
+	case AuthorityNGO:
+		return "NGO or international"
+	case AuthorityOrg:
+		return "organisation"
+	case AuthorityMedia:
+		return "media"
+	case AuthorityCom:
+		return "company"
+	case AuthorityOther:
+		return "other"
+	}
+	return string(a)
+}
+
 // SourceType returns the seed source type of an authority.
 func (a Authority) SourceType() string {
 	switch a {

@@ -59,7 +59,7 @@ func TestBrowserReviewLoop(t *testing.T) {
 		"--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8", "--per-host-delay", "400ms", "--workers", "1")
 	t.Cleanup(func() { requireNoServerErrors(t, s) })
 
-	ctx, cancel := context.WithTimeout(tab, 90*time.Second)
+	ctx, cancel := context.WithTimeout(tab, 5*time.Minute)
 	defer cancel()
 	run := func(what string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
@@ -67,12 +67,15 @@ func TestBrowserReviewLoop(t *testing.T) {
 			t.Fatalf("%s: %v", what, err)
 		}
 	}
+	// axe-core runs on every console page the loop opens.
+	axe := func(what string) { t.Helper(); b.RequireAccessible(t, ctx, what) }
 
 	// Sign in: the console sends a visitor without a session to the form,
 	// which refuses a wrong key and takes the right one.
 	run("open the console", chromedp.Navigate(s.base+"/console/"), chromedp.WaitVisible(chromedp.ID("key")))
 	require.Equal(t, "/console/login?next=%2Fconsole%2F", pathOf(t, ctx))
 	b.Screenshot(t, ctx, "1-signin")
+	axe("sign-in")
 	run("type a wrong key", chromedp.SendKeys(chromedp.ID("key"), "se_not_a_key"))
 	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`form[action="/console/login"] button[type=submit]`)))
 	require.Contains(t, text(t, ctx, `[role=alert]`), "That key is not valid")
@@ -81,6 +84,7 @@ func TestBrowserReviewLoop(t *testing.T) {
 	require.Equal(t, "/console/", pathOf(t, ctx))
 	require.Equal(t, "Dashboard", text(t, ctx, "main h1"))
 	require.Contains(t, text(t, ctx, "header .who"), keyName)
+	axe("the dashboard")
 
 	// Research: the catalogue's home pages, through the "Start work" form.
 	date := time.Now().UTC().Format(seedengine.DateLayout)
@@ -97,14 +101,17 @@ func TestBrowserReviewLoop(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`#research input[name=date]`), date),
 		chromedp.SetValue(chromedp.ID("research-urls"), strings.Join(urls, "\n")),
 	)
+	axe("the work forms")
 	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`#research button[type=submit]`)))
 	require.True(t, strings.HasPrefix(pathOf(t, ctx), "/console/batches/"), pathOf(t, ctx))
 	require.Equal(t, "Queued.", text(t, ctx, ".notice"))
 	require.Equal(t, "completed", finalStatus(t, ctx))
+	axe("a research batch")
 
 	// Contracts for that partition: the research page links to the form,
 	// filled in.
 	run("open the research index", chromedp.Navigate(s.base+"/console/research"))
+	axe("the research index")
 	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/console/work?"][href*="date=`+date+`"]`)))
 	for field, want := range map[string]string{"country": "intl", "category": "news", "date": date} {
 		got, err := chromedp.Run(ctx, chromedp.Value(chromedp.CSS(`#contract input[name=`+field+`]`)))
@@ -202,6 +209,7 @@ func TestBrowserReviewLoop(t *testing.T) {
 	assert.Empty(t, missing, "%d of the batch's %d drafts are not in the list its \"Review the drafts\" link opens (%s)",
 		len(missing), len(created), pathOf(t, ctx))
 	b.Screenshot(t, ctx, "3-seeds")
+	axe("the batch's drafts")
 
 	// A draft's review page: its evidence, one candidate chosen, and why.
 	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`table.seeds tbody tr[data-href] a`)))
@@ -215,6 +223,7 @@ func TestBrowserReviewLoop(t *testing.T) {
 	require.Equal(t, 1, chosen, "one candidate is marked chosen")
 	require.Contains(t, text(t, ctx, `table.evidence tbody tr.chosen .badge`), "chosen")
 	require.NotEmpty(t, text(t, ctx, `p.why`), "the decision says why")
+	axe("a draft's review page")
 	shot := b.ScreenshotDownTo(t, ctx, "4-seed-review", "table.evidence")
 	updateReadmeShot(t, "seed", shot)
 
@@ -252,6 +261,7 @@ func TestBrowserReviewLoop(t *testing.T) {
 	require.Equal(t, "contract_chunk", kinds)
 	b.Screenshot(t, ctx, "6-queue")
 
+	reviewerDay(t, b, ctx, s, web, admin, urls, date)
 	b.RequireStayedHome(t)
 }
 

@@ -242,17 +242,17 @@ func (b *Browser) Screenshot(t *testing.T, ctx context.Context, name string) []b
 
 // ScreenshotDownTo is Screenshot of the page from its top down to the
 // bottom of the first element sel (a CSS selector) matches, however far
-// below the viewport that is.
+// below the viewport that is, as wide as the viewport.
 func (b *Browser) ScreenshotDownTo(t *testing.T, ctx context.Context, name, sel string) []byte {
 	t.Helper()
-	bottom, err := chromedp.Run(ctx, chromedp.Evaluate[float64](
-		`document.querySelector(`+strconv.Quote(sel)+`).getBoundingClientRect().bottom + window.scrollY + 16`))
+	size, err := chromedp.Run(ctx, chromedp.Evaluate[[2]float64](
+		`[window.innerWidth, document.querySelector(`+strconv.Quote(sel)+`).getBoundingClientRect().bottom + window.scrollY + 16]`))
 	if err != nil {
 		t.Fatalf("screenshot %s: find %s: %v", name, sel, err)
 	}
 	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
 		Format:                page.CaptureScreenshotFormatPng,
-		Clip:                  &page.Viewport{Width: ViewportWidth, Height: bottom, Scale: 1},
+		Clip:                  &page.Viewport{Width: size[0], Height: size[1], Scale: 1},
 		CaptureBeyondViewport: new(true),
 	})
 	if err != nil {

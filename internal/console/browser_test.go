@@ -62,6 +62,14 @@ func TestBrowserQueueUI(t *testing.T) {
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(loc, e.ts.URL+"/console/queue/jobs"), loc)
+	// The way back to the console, first in the page, styled by the
+	// console's own stylesheet.
+	back, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+		const a = document.querySelector("body > a.console-back");
+		return a ? a.getAttribute("href") + " " + getComputedStyle(a).display + " " + a.textContent : "";
+	})()`))
+	require.NoError(t, err)
+	require.Equal(t, "/console/ block ← Back to the console", back)
 
 	// A change through River UI's API, with the browser's own Origin and
 	// Sec-Fetch-Site.

@@ -165,12 +165,13 @@ func (c *Console) routes() []route {
 		{"GET /console/domains/{id}", c.session(read, c.handleDomain)},
 		{"GET /console/seeds", c.session(read, c.handleSeeds)},
 		{"GET /console/seeds/{id}", c.session(read, c.handleSeed)},
+		{"POST /console/seeds/bulk", c.session(admin, c.handleSeedsBulk)},
 		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},
 		{"GET /console/work", c.session(read, c.handleWork)},
 		{"POST /console/work/{kind}", c.session(write, c.handleWorkSubmit)},
 	}
 	if c.deps.QueueUI != nil {
-		rs = append(rs, route{queuePrefix, c.sessionHandler(admin, c.deps.QueueUI)})
+		rs = append(rs, route{queuePrefix, c.sessionHandler(admin, withBackLink(c.deps.QueueUI))})
 	}
 	return append(rs, route{"/console/", http.HandlerFunc(c.handleNotFound)})
 }

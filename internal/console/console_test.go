@@ -81,7 +81,7 @@ func setupWith(t *testing.T, o options) *env {
 	batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1, TrustedProxies: o.proxies}, httpapi.Deps{
-		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs,
+		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs, Review: contract.NewReview(e.seeds, blobs, contract.Config{}),
 		SeedChecks: e.seeds, Items: sqlstore.NewItemService(db),
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
@@ -321,6 +321,8 @@ func createSeed(t *testing.T, e *env, domainID, name string) {
 				Preview: []contract.PreviewItem{{Title: `<img src=x onerror=alert(1)>Budget`, URL: "javascript:alert(2)", Date: &newest}}},
 			{Kind: contract.KindSitemap, URL: "https://" + domain + "/news-sitemap.xml", Via: contract.ViaKnownPath, Priority: 57.5,
 				Skipped: contract.SkipNotNeeded, ContentType: "news", Robots: contract.RobotsAllowed},
+			{Kind: contract.KindSitemap, URL: "https://" + domain + "/sitemap.xml", Via: contract.ViaRobots, Priority: 60, Fetched: true,
+				Status: 200, Format: "urlset", Items: 50, ContentType: "news", Robots: contract.RobotsAllowed, Newest: &newest},
 		},
 		Decisions: []contract.Decision{{ContentType: "news", FetchType: seedengine.FetchRSS, EntryURL: entry, Schedule: "0 * * * *",
 			Confidence: 0.95, Method: "rss via link_alternate", Why: "fresh rss feed with 10 items", CrawlAllowed: true}},
@@ -352,7 +354,7 @@ func TestSeedPageEscapesEvidence(t *testing.T) {
 	// The evidence table, the decision's reason, the preview.
 	require.Contains(t, p.body, "fresh rss feed with 10 items")
 	require.Contains(t, p.body, "link_alternate")
-	require.Contains(t, p.body, "not_needed")
+	require.Contains(t, p.body, "not fetched: a fresh news entry was already found", "each candidate says why it lost")
 	require.Contains(t, p.body, `class="chosen`)
 	// A read key is offered no action.
 	require.NotContains(t, p.body, `id="promote"`)

@@ -2,13 +2,17 @@ package console
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
 )
 
 type list[T any] struct {
@@ -67,6 +71,14 @@ type dashboardData struct {
 	QueueUINote string
 	// ItemsToday are the items first seen today (UTC), by country.
 	ItemsToday []countryCount
+	// Drafts are the drafts waiting for review by country, most first;
+	// DraftsTotal all of them, DraftsElsewhere those of countries not
+	// counted one by one (see draftsByCountry). DraftsErr is set when
+	// the seeds could not be counted.
+	Drafts          []countryCount
+	DraftsTotal     int
+	DraftsElsewhere int
+	DraftsErr       bool
 	// Now is the page's clock too: the batch table is a template of its
 	// own, called with this as its data, so $.Now must be here.
 	Now time.Time
@@ -106,11 +118,13 @@ func (c *Console) handleDashboard(w http.ResponseWriter, r *http.Request) {
 		d.QueueUI, d.QueueUINote = c.deps.QueueUI != nil, c.deps.QueueUINote
 	}
 	var snap struct {
-		LastSync *seedengine.MetadataSync `json:"last_sync"`
+		LastSync  *seedengine.MetadataSync   `json:"last_sync"`
+		Countries map[string]json.RawMessage `json:"countries"`
 	}
 	if c.get(r, "/api/v1/metadata/snapshot", &snap) == nil {
 		d.LastSync = snap.LastSync
 	}
+	d.Drafts, d.DraftsTotal, d.DraftsElsewhere, d.DraftsErr = c.draftsByCountry(r, slices.Sorted(maps.Keys(snap.Countries)))
 	var tasks list[seedengine.MetadataTask]
 	if c.get(r, "/api/v1/metadata/tasks?limit=5", &tasks) == nil {
 		d.Tasks = tasks.Items
@@ -130,6 +144,62 @@ func (c *Console) handleDashboard(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, http.StatusOK, "dashboard", page{Title: "Dashboard", Nav: "dashboard", Notice: noticeOf(r.URL.Query()), Data: d})
 }
 
+// maxDraftCountries bounds the countries the dashboard counts drafts of
+// one request each.
+const maxDraftCountries = 50
+
+// draftsByCountry counts the drafts waiting for review, by country. The
+// API counts seeds by any filter (a list's total) but has no count by
+// country, so: the first page of drafts, which holds every draft when
+// there are few; else one count per country among those of that page and
+// the research partitions' (known), at most maxDraftCountries, and the
+// rest as elsewhere.
+func (c *Console) draftsByCountry(r *http.Request, known []string) (rows []countryCount, total, elsewhere int, failed bool) {
+	var first list[seedengine.Seed]
+	if c.get(r, "/api/v1/seeds?status=draft&limit=100", &first) != nil {
+		return nil, 0, 0, true
+	}
+	by := map[string]int{}
+	if first.Total <= len(first.Items) {
+		for _, s := range first.Items {
+			by[s.Country]++
+		}
+	} else {
+		countries := map[string]bool{}
+		for _, s := range first.Items {
+			countries[s.Country] = true
+		}
+		for _, cc := range known {
+			countries[cc] = true
+		}
+		counted := 0
+		for _, cc := range slices.Sorted(maps.Keys(countries)) {
+			if len(by) >= maxDraftCountries {
+				break
+			}
+			var one list[seedengine.Seed]
+			if c.get(r, "/api/v1/seeds?status=draft&limit=1&country="+url.QueryEscape(cc), &one) != nil {
+				continue
+			}
+			if one.Total > 0 {
+				by[cc] = one.Total
+				counted += one.Total
+			}
+		}
+		elsewhere = max(first.Total-counted, 0)
+	}
+	for cc, n := range by {
+		rows = append(rows, countryCount{Country: cc, N: n})
+	}
+	slices.SortFunc(rows, func(a, b countryCount) int {
+		if a.N != b.N {
+			return b.N - a.N
+		}
+		return strings.Compare(a.Country, b.Country)
+	})
+	return rows, first.Total, elsewhere, false
+}
+
 // handleBatchesFragment is the dashboard's batch table, fetched again
 // every few seconds while a batch runs.
 func (c *Console) handleBatchesFragment(w http.ResponseWriter, r *http.Request) {
@@ -143,11 +213,34 @@ func (c *Console) handleBatchesFragment(w http.ResponseWriter, r *http.Request) 
 
 // batchData is a batch's page.
 type batchData struct {
-	Batch   batchRow
-	Result  string // the result, indented
-	Created []string
+	Batch  batchRow
+	Result string // the result, indented
+	// Notice is the page's notice ("Queued."), shown while the batch has
+	// not finished; Refresh says the page redraws its live part.
+	Notice  string
+	Refresh bool
+	// Research is a research batch's result.
+	Research *researchResult
+	// A contract batch's seeds: those it created and refreshed, with
+	// Seeds holding what the API says of them (status, confidence) by id,
+	// MoreSeeds when there were more than the console asked for; and the
+	// domains it made no seed of.
+	Created, Refreshed []string
+	Seeds              map[string]seedengine.Seed
+	MoreSeeds          bool
+	Skipped            []contract.SkippedItem
+	// A liveness batch's verdicts.
 	Results []livenessResult
 	Counts  map[string]int
+}
+
+// researchResult is a research batch's result (research.ChunkResult,
+// merged over the chunks).
+type researchResult struct {
+	Accepted   int                     `json:"accepted"`
+	Duplicates int                     `json:"duplicates"`
+	Domains    int                     `json:"domains"`
+	Rejected   []seedengine.URLFailure `json:"rejected"`
 }
 
 type livenessResult struct {
@@ -157,6 +250,10 @@ type livenessResult struct {
 	Detail  string `json:"detail"`
 }
 
+// maxBatchSeeds bounds how many of a contract batch's seeds its page
+// fetches to show their status: two pages of the seeds list.
+const maxBatchSeeds = 200
+
 func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 	var d batchData
 	var b seedengine.Batch
@@ -165,15 +262,30 @@ func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 	}
 	d.Batch = batchRows([]seedengine.Batch{b})[0]
 	d.Result = prettyJSON(b.Result)
-	var res struct {
-		Created []string       `json:"created"`
-		Counts  map[string]int `json:"verdicts"`
+	if !b.Status.Finished() {
+		d.Notice = batchNotice(r)
 	}
-	if json.Unmarshal(b.Result, &res) == nil {
-		d.Created = res.Created
-		d.Counts = res.Counts
-	}
-	if d.Batch.Kind == seedengine.BatchLiveness {
+	switch b.Kind {
+	case seedengine.BatchResearch:
+		var res researchResult
+		if json.Unmarshal(b.Result, &res) == nil {
+			d.Research = &res
+		}
+	case seedengine.BatchContract:
+		var res contract.ChunkResult
+		if json.Unmarshal(b.Result, &res) == nil {
+			d.Created, d.Refreshed, d.Skipped = res.Created, res.Refreshed, res.Skipped
+		}
+		if len(d.Created)+len(d.Refreshed) > 0 {
+			d.Seeds, d.MoreSeeds = c.batchSeeds(r, b.ID)
+		}
+	case seedengine.BatchLiveness:
+		var res struct {
+			Counts map[string]int `json:"verdicts"`
+		}
+		if json.Unmarshal(b.Result, &res) == nil {
+			d.Counts = res.Counts
+		}
 		var rl list[livenessResult]
 		if c.get(r, "/api/v1/queues/batch/"+pathEscape(d.Batch.ID)+"/results?limit=200", &rl) == nil {
 			d.Results = rl.Items
@@ -182,13 +294,53 @@ func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 	return d, nil
 }
 
+// batchNotice is the one notice a batch's page shows: "Queued.", after
+// the form that queued it.
+func batchNotice(r *http.Request) string {
+	if r.URL.Query().Get("done") != "queued" {
+		return ""
+	}
+	return noticeOf(r.URL.Query())
+}
+
+// batchSeeds reads the seeds a contract batch recorded a contract for, up
+// to maxBatchSeeds, by id; more reports there were more.
+func (c *Console) batchSeeds(r *http.Request, batchID string) (seeds map[string]seedengine.Seed, more bool) {
+	seeds = map[string]seedengine.Seed{}
+	after := ""
+	for len(seeds) < maxBatchSeeds {
+		path := "/api/v1/seeds?limit=100&batch_id=" + url.QueryEscape(batchID)
+		if after != "" {
+			path += "&after=" + url.QueryEscape(after)
+		}
+		var sl list[seedengine.Seed]
+		if c.get(r, path, &sl) != nil {
+			return seeds, false
+		}
+		for _, s := range sl.Items {
+			seeds[s.SeedID] = s
+		}
+		if sl.NextAfter == "" {
+			return seeds, false
+		}
+		after = sl.NextAfter
+	}
+	return seeds, true
+}
+
 func (c *Console) handleBatch(w http.ResponseWriter, r *http.Request) {
 	d, p := c.batchData(r)
 	if p != nil {
 		c.renderProblem(w, r, p)
 		return
 	}
-	c.render(w, r, http.StatusOK, "batch", page{Title: "Batch " + d.Batch.ID, Nav: "dashboard", Notice: noticeOf(r.URL.Query()), Data: d})
+	// The notice confirms what was just done: shown once even when the
+	// batch finished before this page, it goes with the first redraw.
+	if d.Notice == "" && d.Batch.Status.Finished() {
+		d.Notice = batchNotice(r)
+	}
+	d.Refresh = !d.Batch.Status.Finished() || d.Notice != ""
+	c.render(w, r, http.StatusOK, "batch", page{Title: string(d.Batch.Kind) + " batch " + batchID(d.Batch.ID), Nav: "dashboard", Data: d})
 }
 
 // handleBatchProgress is the part of a batch's page that changes while
@@ -304,4 +456,38 @@ func (c *Console) handleDomain(w http.ResponseWriter, r *http.Request) {
 		d.Seeds = sl.Items
 	}
 	c.render(w, r, http.StatusOK, "domain", page{Title: d.D.ID, Nav: "research", Data: d})
+}
+
+// rejections put the reasons research gives a URL it does not accept
+// (discover's Reason codes), and a contract batch a domain it makes no
+// seed of (contract's outcomes and skip reasons), in words.
+var rejections = map[string]string{
+	"empty":                 "an empty line",
+	"too_long":              "too long to be a URL",
+	"unsupported_scheme":    "not an http or https URL",
+	"invalid_host":          "no valid host name in it",
+	"invalid_url":           "not a URL",
+	"no_registrable_domain": "not a domain anyone registers (an IP address, a name like localhost, or a public suffix such as com.sg)",
+	"invalid_country":       "the batch's country is not valid",
+	"invalid_confidence":    "its confidence is not between 0 and 1",
+	"tab_or_newline":        "a tab or line break inside it",
+	"invalid_domain_id":     "not a valid domain_id",
+	"invalid_contract":      "the contract it found is not valid",
+	"unreachable":           "the site could not be reached",
+	"robots_unavailable":    "its robots.txt could not be read",
+	"no_candidate":          "no feed, sitemap or page to read was found",
+	"deadline_reached":      "the run ran out of time",
+	"active_seed_kept":      "its seed is active and kept as it is",
+	"suspended_seed_kept":   "its seed is suspended and kept as it is",
+	"archived_seed_kept":    "its seed is archived and kept as it is",
+	"rejected_seed_kept":    "its seed was rejected and the run found the same entry again",
+}
+
+// rejectionWords is a rejection reason in words; an unknown one as it
+// is, its underscores made spaces.
+func rejectionWords(reason string) string {
+	if w, ok := rejections[reason]; ok {
+		return w
+	}
+	return strings.ReplaceAll(reason, "_", " ")
 }

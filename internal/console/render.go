@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
 	"strings"
@@ -27,7 +28,10 @@ type page struct {
 	Now     time.Time
 	Version string
 	QueueUI bool // River UI is mounted at /console/queue/
-	Data    any
+	// Error marks a page that is only its Problem: the problem is the
+	// page's content, under a heading of its own.
+	Error bool
+	Data  any
 }
 
 // notices are the success messages a page shows after a redirect, by the
@@ -43,6 +47,13 @@ var notices = map[string]string{
 	"accepted":    "Accepted the proposed contract of %s.",
 	"retried":     "Job %s queued again.",
 	"queued":      "Queued.",
+	// The review actions and bulk actions of the seeds pages (seeds.go).
+	"rejected":     "Rejected %s.",
+	"reopened":     "Reopened %s: it is a draft again.",
+	"chose":        "Chose another entry for %s.",
+	"bulk_promote": "Promoted %s seeds.",
+	"bulk_reject":  "Rejected %s seeds.",
+	"bulk_suspend": "Suspended %s seeds.",
 }
 
 // noticeQuery is the query that makes a page show notice code done about
@@ -127,18 +138,163 @@ var funcs = template.FuncMap{
 		return raw
 	},
 	"short": func(s string, n int) string { return seedengine.Truncate(s, n) },
-	"dict3": func(v, e map[string]string, form string) map[string]any {
-		return map[string]any{"V": v, "E": e, "Form": form}
-	},
+	// filterKeys are the seeds list's filter parameters, in order
+	// (seedFilter.Values), for the bulk form's hidden fields.
+	"filterKeys":  func() []string { return filterKeys },
+	"workForms":   func() map[string][]string { return workForms },
+	"fieldLabel":  func(f string) string { return fieldLabels[f] },
 	"authorities": func() []string { return options.Authorities },
-	"fields":      func() []string { return []string{"country", "category", "date"} },
+	// authority is an authority's label ("government"), given its code
+	// (gov) or a domain_id (gov:sg:mom.gov.sg); authorityCode is the code.
+	"authority":     func(v any) string { return authorityOf(v).Label() },
+	"authorityCode": func(v any) string { return string(authorityOf(v)) },
+	// external is href of a URL that linkable allows, "#" for any other:
+	// templates show those as text (extlink does both).
 	"external": func(raw string) template.URL {
-		// Only http(s) links leave the console; anything else is inert.
-		if u, err := url.Parse(raw); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			return template.URL(u.String())
+		if linkable(raw) {
+			return template.URL(raw)
 		}
 		return "#"
 	},
+	"linkable": linkable,
+	"extlink":  extlink,
+	"wbr":      wbr,
+	"batchid":  batchID,
+	// dict makes a map of key, value pairs, to call a template with more
+	// than one value.
+	"dict": func(kv ...any) map[string]any {
+		m := make(map[string]any, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			k, _ := kv[i].(string)
+			m[k] = kv[i+1]
+		}
+		return m
+	},
+	"rejection": rejectionWords,
+}
+
+// batchID is the part of a batch id that tells batches apart: its last
+// 8 hex digits. A UUIDv7 begins with its time, alike for batches made
+// together; it ends with random bits.
+func batchID(id string) string {
+	id = strings.ReplaceAll(id, "-", "")
+	if len(id) > 8 {
+		return id[len(id)-8:]
+	}
+	return id
+}
+
+// authorityOf reads an authority from its code or from a domain_id.
+func authorityOf(v any) seedengine.Authority {
+	var s string
+	switch x := v.(type) {
+	case seedengine.Authority:
+		s = string(x)
+	case string:
+		s = x
+	case fmt.Stringer:
+		s = x.String()
+	}
+	if i := strings.IndexByte(s, ':'); i >= 0 {
+		s = s[:i]
+	}
+	return seedengine.Authority(strings.ToLower(s))
+}
+
+// linkable reports whether the console may offer raw as a link: an http
+// or https URL to a public host name. Anything else, whatever a site or a
+// contract run recorded, is shown as text: a person clicking it would
+// reach, from their own browser, what the fetcher was kept from (SSRF's
+// targets) or nothing at all. So no IP address in any form (127.1,
+// 2130706433, [::1], 169.254.169.254: a seed's source is a name), no
+// single-label host (localhost, intranet), no name under a suffix that is
+// private by convention (*.internal such as metadata.google.internal,
+// *.local, *.localhost, *.home.arpa, …), no user info, and only ASCII
+// host names (registrable domains are stored as A-labels).
+func linkable(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Opaque != "" || u.User != nil {
+		return false
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if host == "" || strings.ContainsAny(host, "[]:%") {
+		return false
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return false
+	}
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+			return false
+		}
+	}
+	// The URL Standard reads a host whose last label is a number (decimal,
+	// 0x hex or octal) as an IPv4 address.
+	last := labels[len(labels)-1]
+	if strings.Trim(last, "0123456789") == "" || strings.HasPrefix(last, "0x") {
+		return false
+	}
+	for _, suffix := range privateSuffixes {
+		if host == suffix || strings.HasSuffix(host, "."+suffix) {
+			return false
+		}
+	}
+	return true
+}
+
+// privateSuffixes are names that resolve, if at all, inside a network:
+// special-use (RFC 6761, 6762, 8375), ICANN's private-use .internal, and
+// the ones networks commonly use unofficially.
+var privateSuffixes = []string{
+	"localhost", "local", "internal", "home.arpa", "arpa", "localdomain", "lan", "intranet", "corp", "home", "private",
+	"invalid", "test", "onion",
+}
+
+// wbr is s, escaped, with a line-break opportunity (<wbr>) after each
+// / . ? & = and before each #, so a long URL wraps at its seams instead
+// of anywhere; never inside the // after the scheme.
+func wbr(s string) template.HTML {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	for i, r := range s {
+		if r == '#' && i > 0 {
+			b.WriteString("<wbr>")
+		}
+		b.WriteString(template.HTMLEscapeString(string(r)))
+		switch r {
+		case '/':
+			if i+1 < len(s) && s[i+1] == '/' {
+				continue
+			}
+			if i > 0 && s[i-1] == '/' && strings.HasSuffix(s[:i-1], ":") {
+				continue // after "https://" the host follows whole
+			}
+			b.WriteString("<wbr>")
+		case '.', '?', '&', '=':
+			b.WriteString("<wbr>")
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// extlink is a link to raw that opens in a new tab, with text (raw
+// itself when none) broken at its seams (wbr), when linkable allows it;
+// else the text alone, in a span that says why it is no link.
+func extlink(raw string, text ...string) template.HTML {
+	shown := raw
+	if len(text) > 0 && text[0] != "" {
+		shown = text[0]
+	}
+	if !linkable(raw) {
+		return template.HTML(`<span class="nolink" title="not a link: not a public http(s) address">`) + wbr(shown) + "</span>"
+	}
+	u, _ := url.Parse(raw) // linkable parsed it
+	return template.HTML(`<a href="`+template.HTMLEscapeString(u.String())+`" rel="noopener noreferrer nofollow" target="_blank">`) +
+		wbr(shown) + "</a>"
 }
 
 func prettyJSON(v any) string {
@@ -213,7 +369,33 @@ func (c *Console) renderError(w http.ResponseWriter, r *http.Request, s *sess, s
 	if s != nil && sessFrom(r.Context()) == nil {
 		r = r.WithContext(withSess(r.Context(), s))
 	}
-	c.render(w, r, status, "error", page{Title: http.StatusText(status), Problem: &problem{Status: status, Detail: msg}})
+	c.render(w, r, status, "error", page{Title: errorTitle(status), Error: true, Problem: &problem{Status: status, Detail: msg}})
+}
+
+// errorTitle is the heading of an error page, in words.
+func errorTitle(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "That request is not right"
+	case http.StatusUnauthorized:
+		return "Signed out"
+	case http.StatusForbidden:
+		return "Not allowed"
+	case http.StatusNotFound:
+		return "Not found"
+	case http.StatusConflict:
+		return "Conflict"
+	case http.StatusUnprocessableEntity:
+		return "Not accepted"
+	case http.StatusTooManyRequests:
+		return "Too many requests"
+	case http.StatusServiceUnavailable:
+		return "Not available"
+	}
+	if status >= 500 {
+		return "Something went wrong"
+	}
+	return http.StatusText(status)
 }
 
 // renderProblem shows an API problem with the status it came with.
@@ -222,7 +404,7 @@ func (c *Console) renderProblem(w http.ResponseWriter, r *http.Request, p *probl
 	if status < 400 || status > 599 {
 		status = http.StatusBadGateway
 	}
-	c.render(w, r, status, "error", page{Title: http.StatusText(status), Problem: p})
+	c.render(w, r, status, "error", page{Title: errorTitle(status), Error: true, Problem: p})
 }
 
 func (c *Console) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -207,6 +207,7 @@ var formTargets = map[string][]struct{ method, path string }{
 	"POST /console/logout":                  {{http.MethodPost, "/console/logout"}},
 	"POST /console/dead-letters/{id}/retry": {{http.MethodPost, "/console/dead-letters/1/retry"}},
 	"POST /console/seeds/{id}/{action}":     {{http.MethodPost, "/console/seeds/x/promote"}},
+	"POST /console/seeds/bulk":              {{http.MethodPost, "/console/seeds/bulk"}},
 	"POST /console/work/{kind}":             {{http.MethodPost, "/console/work/research"}},
 	"/console/queue/": {
 		{http.MethodPost, "/console/queue/api/jobs/retry"},
@@ -349,6 +350,9 @@ func TestSeedActionNotices(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
 	want := map[string]string{
 		"edit":       "Saved " + id + ".",
+		"choose":     "Chose another entry for " + id + ".",
+		"reject":     "Rejected " + id + ".",
+		"reopen":     "Reopened " + id + ": it is a draft again.",
 		"promote":    "Promoted " + id + ".",
 		"accept":     "Accepted the proposed contract of " + id + ".",
 		"suspend":    "Suspended " + id + ".",
@@ -360,7 +364,7 @@ func TestSeedActionNotices(t *testing.T) {
 	actionRE := regexp.MustCompile(`(?:form)?action="/console/seeds/[^/"]+/([a-z]+)"`)
 	offered := map[string]bool{}
 	// In the order the seed's life allows each.
-	for _, action := range []string{"edit", "promote", "accept", "suspend", "reactivate", "archive"} {
+	for _, action := range []string{"edit", "choose", "reject", "reopen", "promote", "accept", "suspend", "reactivate", "archive"} {
 		if action == "accept" {
 			// A later contract run proposes a new version of the active seed.
 			sd, err := e.seeds.FindSeedByID(t.Context(), id)
@@ -375,7 +379,10 @@ func TestSeedActionNotices(t *testing.T) {
 			offered[m[1]] = true
 		}
 		require.True(t, offered[action], "the page offers %s", action)
-		form := url.Values{"_csrf": {csrf(t, pg)}, "reason": {"test"}, "patch": {`{"fetch":{"schedule":"@daily"}}`}}
+		form := url.Values{"_csrf": {csrf(t, pg)}, "reason": {"test"}, "reason_code": {"other"}, "patch": {`{"fetch":{"schedule":"@daily"}}`}}
+		if v := regexp.MustCompile(`name="candidate_url" value="([^"]+)"`).FindStringSubmatch(pg.body); v != nil {
+			form.Set("candidate_url", html.UnescapeString(v[1]))
+		}
 		if v := regexp.MustCompile(`name="version" value="(\d+)"`).FindStringSubmatch(pg.body); v != nil {
 			form.Set("version", v[1])
 		}

@@ -17,19 +17,45 @@ import (
 // seedFilter is the seeds list's filter, kept in the query string so a
 // seed page can go on to the next seed of the same list.
 type seedFilter struct {
-	Status, Country, Category, Authority, FetchType, MinConfidence, Batch string
+	Status, Country, Category, Authority, FetchType, MinConfidence, Batch, Q, Sort string
 }
 
-var filterKeys = []string{"status", "country", "category", "authority", "fetch_type", "min_confidence", "batch_id"}
+var filterKeys = []string{"status", "country", "category", "authority", "fetch_type", "min_confidence", "batch_id", "q", "sort"}
 
 func readFilter(q url.Values) seedFilter {
 	f := seedFilter{Status: q.Get("status"), Country: q.Get("country"), Category: q.Get("category"),
 		Authority: q.Get("authority"), FetchType: q.Get("fetch_type"), MinConfidence: q.Get("min_confidence"),
-		Batch: q.Get("batch_id")}
+		Batch: q.Get("batch_id"), Q: strings.TrimSpace(q.Get("q")), Sort: q.Get("sort")}
 	if _, ok := q["status"]; !ok {
 		f.Status = string(seedengine.SeedDraft) // a reviewer starts with the drafts
 	}
 	return f
+}
+
+// Body is the filter as the bulk API's filter object (q and sort aside:
+// sort does not change which seeds match).
+func (f seedFilter) Body() (map[string]any, error) {
+	m := map[string]any{}
+	for k, v := range map[string]string{"status": f.Status, "country": f.Country, "category": f.Category, "authority": f.Authority,
+		"fetch_type": f.FetchType, "batch_id": f.Batch, "q": f.Q} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	if f.MinConfidence != "" {
+		c, err := strconv.ParseFloat(f.MinConfidence, 64)
+		if err != nil {
+			return nil, err
+		}
+		m["min_confidence"] = c
+	}
+	return m, nil
+}
+
+// Values are the filter's fields in filterKeys' order, for hidden form
+// fields.
+func (f seedFilter) Values() []string {
+	return []string{f.Status, f.Country, f.Category, f.Authority, f.FetchType, f.MinConfidence, f.Batch, f.Q, f.Sort}
 }
 
 // URL is Query for links in templates: encoded already, so html/template
@@ -39,7 +65,7 @@ func (f seedFilter) URL() template.URL { return template.URL(f.Query()) }
 // Query is the filter as a query string (without after).
 func (f seedFilter) Query() string {
 	q := url.Values{}
-	for i, v := range []string{f.Status, f.Country, f.Category, f.Authority, f.FetchType, f.MinConfidence, f.Batch} {
+	for i, v := range f.Values() {
 		if v != "" || filterKeys[i] == "status" {
 			q.Set(filterKeys[i], v)
 		}
@@ -57,13 +83,24 @@ type seedsData struct {
 }
 
 type filterOptions struct {
-	Statuses, Authorities, FetchTypes []string
+	Statuses    []seedengine.SeedStatus
+	Authorities []string // codes; templates show their labels (authority)
+	FetchTypes  []seedengine.FetchType
+	Sorts       []sortOption
+	Reasons     []seedengine.RejectReason
 }
 
+type sortOption struct{ Value, Label string }
+
+// options are the filters' choices: the API's enums, in the words the
+// rest of the console uses for them.
 var options = filterOptions{
-	Statuses:    []string{"draft", "active", "suspended", "archived"},
+	Statuses:    seedengine.SeedStatuses,
 	Authorities: []string{"gov", "mil", "edu", "ngo", "org", "media", "com", "other"},
-	FetchTypes:  []string{"rss", "atom", "json_feed", "news_sitemap", "sitemap", "html", "api"},
+	FetchTypes:  []seedengine.FetchType{seedengine.FetchRSS, seedengine.FetchAtom, seedengine.FetchJSONFeed, seedengine.FetchNewsSitemap, seedengine.FetchSitemap, seedengine.FetchHTML, seedengine.FetchAPI},
+	Sorts: []sortOption{{"seed_id", "Authority, country, domain"}, {"domain", "Domain"}, {"-confidence", "Most confident first"},
+		{"confidence", "Least confident first"}, {"-created", "Newest first"}, {"created", "Oldest first"}},
+	Reasons: seedengine.RejectReasons,
 }
 
 func (c *Console) handleSeeds(w http.ResponseWriter, r *http.Request) {
@@ -91,9 +128,10 @@ type seedData struct {
 	Prev     string // the previous one, "" at its start
 	Evidence *contract.Evidence
 	EvErr    string
-	Decision *contract.Decision
-	Chosen   *contract.Candidate
-	Rows     []candidateRow
+	Why      string              // why the entry: the seed's own reason, else the run's decision's
+	Chosen   *contract.Candidate // the entry's candidate in the evidence (its preview)
+	Rows     []candidateRow      // the candidates, judged against the entry
+	Reasons  []seedengine.RejectReason
 	Versions []seedengine.SeedVersion
 	Diff     []diffRow // proposed against current, when there is a proposal
 	Proposed *seedengine.SeedVersion
@@ -105,15 +143,18 @@ type seedData struct {
 	Reads int
 }
 
+// candidateRow is one candidate as the evidence table shows it: the
+// API's verdict, the evidence's title, and the key that chooses it.
 type candidateRow struct {
-	*contract.Candidate
-	Chosen bool
+	seedengine.SeedCandidate
+	Title, Name string
+	Key         int // 1–9: the digit that makes it the entry; 0 for none
 }
 
 func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	q := r.URL.Query()
-	d := seedData{F: readFilter(q)}
+	d := seedData{F: readFilter(q), Reasons: seedengine.RejectReasons}
 	if p := c.get(r, "/api/v1/seeds/"+pathEscape(id), &d.S); p != nil {
 		c.renderProblem(w, r, p)
 		return
@@ -134,7 +175,14 @@ func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 			d.EvErr = "the evidence could not be read"
 		} else {
 			d.Evidence = &ev
-			c.explain(&d)
+			var cl struct {
+				Items []seedengine.SeedCandidate `json:"items"`
+			}
+			if p := c.get(r, "/api/v1/seeds/"+pathEscape(d.S.SeedID)+"/candidates", &cl); p != nil {
+				d.EvErr = p.Detail
+			} else {
+				d.explain(cl.Items)
+			}
 		}
 	}
 	var vl list[seedengine.SeedVersion]
@@ -191,34 +239,62 @@ func (c *Console) harvest(r *http.Request, d *seedData) {
 	slices.Reverse(d.Items)
 }
 
-// explain finds the decision behind the seed and its candidate, and lists
-// the candidates the way a reviewer reads them: fetched ones first, then
-// by priority.
-func (c *Console) explain(d *seedData) {
+// explain lists the candidates the way a reviewer reads them (the
+// entry first, then the ones that could be it, then the rest by
+// priority), numbers the usable ones 1–9 for the keyboard, and takes the
+// entry's reason from the seed itself: the seed, the chosen row and the
+// reason then agree after a reviewer chose another candidate.
+func (d *seedData) explain(cs []seedengine.SeedCandidate) {
 	ev := d.Evidence
-	for i := range ev.Decisions {
-		if ev.Decisions[i].ContentType == d.S.ContentType {
-			d.Decision = &ev.Decisions[i]
+	byURL := map[string]*contract.Candidate{}
+	for _, c := range ev.Candidates {
+		if _, ok := byURL[c.URL]; !ok {
+			byURL[c.URL] = c
 		}
 	}
-	for _, cand := range ev.Candidates {
-		row := candidateRow{Candidate: cand}
-		if d.Decision != nil && (cand.EntryURL() == d.Decision.EntryURL) && d.Chosen == nil && cand.Fetched {
-			row.Chosen = true
-			d.Chosen = cand
+	d.Why = d.S.Evidence.Why
+	if d.Why == "" {
+		for _, dec := range ev.Decisions {
+			if dec.ContentType == d.S.ContentType && dec.EntryURL == d.S.Fetch.EntryURL {
+				d.Why = dec.Why
+			}
+		}
+	}
+	for _, c := range cs {
+		row := candidateRow{SeedCandidate: c}
+		if e := byURL[c.URL]; e != nil {
+			row.Title, row.Name = e.Title, e.Name
+			if c.Chosen && d.Chosen == nil {
+				d.Chosen = e
+			}
 		}
 		d.Rows = append(d.Rows, row)
 	}
+	rank := func(r candidateRow) int {
+		switch {
+		case r.Chosen:
+			return 0
+		case r.Usable:
+			return 1
+		case r.Fetched:
+			return 2
+		}
+		return 3
+	}
 	sort.SliceStable(d.Rows, func(i, j int) bool {
 		a, b := d.Rows[i], d.Rows[j]
-		if a.Chosen != b.Chosen {
-			return a.Chosen
-		}
-		if a.Fetched != b.Fetched {
-			return a.Fetched
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
 		}
 		return a.Priority > b.Priority
 	})
+	key := 1
+	for i := range d.Rows {
+		if d.Rows[i].Usable && !d.Rows[i].Chosen && key <= 9 {
+			d.Rows[i].Key = key
+			key++
+		}
+	}
 }
 
 // diffRow is one field of two contracts side by side.
@@ -297,6 +373,9 @@ var seedActions = map[string]struct {
 	done  string
 }{
 	"promote":    {admin, "promoted"},
+	"reject":     {admin, "rejected"},
+	"reopen":     {admin, "reopened"},
+	"choose":     {write, "chose"},
 	"suspend":    {admin, "suspended"},
 	"reactivate": {admin, "reactivated"},
 	"archive":    {admin, "archived"},
@@ -305,8 +384,8 @@ var seedActions = map[string]struct {
 }
 
 // handleSeedAction runs one review action through the API, then shows the
-// seed again (or, after a promotion, the next seed of the list: the
-// review loop).
+// seed again (or, after a promotion or a rejection, the next seed of the
+// list: the review loop).
 func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 	id, action := r.PathValue("id"), r.PathValue("action")
 	s := sessFrom(r.Context())
@@ -326,13 +405,21 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 	case "promote":
 		p = c.send(r, http.MethodPost, "/api/v1/seeds/promote", "application/json", map[string]any{"seedId": id}, nil)
 		if p == nil {
-			if next := r.PostFormValue("next"); next != "" {
-				back = "/console/seeds/" + pathEscape(next) + "?" + r.PostFormValue("list")
-			} else {
-				back = "/console/seeds?" + r.PostFormValue("list")
-			}
+			back = c.nextInList(r)
 		}
-	case "suspend", "reactivate", "archive":
+	case "reject":
+		body := map[string]any{"reason_code": r.PostFormValue("reason_code")}
+		if reason != "" {
+			body["reason"] = reason
+		}
+		p = c.send(r, http.MethodPost, "/api/v1/seeds/"+pathEscape(id)+"/reject", "application/json", body, nil)
+		if p == nil {
+			back = c.nextInList(r)
+		}
+	case "choose":
+		p = c.send(r, http.MethodPost, "/api/v1/seeds/"+pathEscape(id)+"/choose", "application/json",
+			map[string]any{"candidate_url": r.PostFormValue("candidate_url")}, nil)
+	case "suspend", "reactivate", "archive", "reopen":
 		body := map[string]any{}
 		if reason != "" {
 			body["reason"] = reason
@@ -361,6 +448,89 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 		sep = "?"
 	}
 	http.Redirect(w, r, back+sep+noticeQuery(act.done, id), http.StatusSeeOther)
+}
+
+// nextInList is where the review loop goes after a decision: the next
+// seed of the list the page was opened from (the form's next), else the
+// list.
+func (c *Console) nextInList(r *http.Request) string {
+	if next := r.PostFormValue("next"); next != "" {
+		return "/console/seeds/" + pathEscape(next) + "?" + r.PostFormValue("list")
+	}
+	return "/console/seeds?" + r.PostFormValue("list")
+}
+
+// bulkData is the confirmation page of a bulk action: what the API's dry
+// run says it would change, and the form that does it.
+type bulkData struct {
+	Action     string
+	Label      string // the action in words: "Promote"
+	Result     seedengine.SeedBulkResult
+	F          seedFilter
+	IDs        []string
+	All        bool // every seed matching F, not IDs
+	ReasonCode seedengine.RejectReason
+	Reason     string
+}
+
+// bulkActions are the actions the seeds list offers for a selection, with
+// their words.
+var bulkActions = map[string]string{"promote": "Promote", "reject": "Reject", "suspend": "Suspend"}
+
+// handleSeedsBulk applies one action to the selected seeds (ids) or to
+// every seed matching the list's filter (all=1). It asks first: the API's
+// dry run says how many seeds it would change and why it would leave the
+// rest, on a page whose button does it (confirm=1); then the list again
+// with a notice of the count.
+func (c *Console) handleSeedsBulk(w http.ResponseWriter, r *http.Request) {
+	s := sessFrom(r.Context()) // an admin's: the route asks for the scope
+	if err := r.ParseForm(); err != nil {
+		c.renderError(w, r, s, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	action := r.PostFormValue("action")
+	label, ok := bulkActions[action]
+	if !ok {
+		c.renderError(w, r, s, http.StatusUnprocessableEntity, "Choose Promote, Reject or Suspend for the selected seeds.")
+		return
+	}
+	f := readFilter(r.PostForm)
+	d := bulkData{Action: action, Label: label, F: f, IDs: r.PostForm["id"], All: r.PostFormValue("all") == "1",
+		ReasonCode: seedengine.RejectReason(r.PostFormValue("reason_code")), Reason: strings.TrimSpace(r.PostFormValue("reason"))}
+	body := map[string]any{"action": action}
+	if d.All {
+		fb, err := f.Body()
+		if err != nil {
+			c.renderError(w, r, s, http.StatusUnprocessableEntity, "The confidence filter is not a number.")
+			return
+		}
+		body["filter"] = fb
+	} else {
+		if len(d.IDs) == 0 {
+			c.render(w, r, http.StatusUnprocessableEntity, "seeds", page{Title: "Seeds", Nav: "seeds",
+				Problem: &problem{Status: http.StatusUnprocessableEntity, Detail: "Select seeds first: tick their boxes, or choose all that match the filter."},
+				Data:    seedsData{F: f, Options: options}})
+			return
+		}
+		body["seed_ids"] = d.IDs
+	}
+	if action == "reject" {
+		body["reason_code"] = d.ReasonCode
+	}
+	if d.Reason != "" {
+		body["reason"] = d.Reason
+	}
+	confirmed := r.PostFormValue("confirm") == "1"
+	body["dry_run"] = !confirmed
+	if p := c.send(r, http.MethodPost, "/api/v1/seeds/bulk", "application/json", body, &d.Result); p != nil {
+		c.renderProblem(w, r, p)
+		return
+	}
+	if !confirmed {
+		c.render(w, r, http.StatusOK, "bulk", page{Title: label + " " + strconv.Itoa(len(d.Result.Changed)) + " seeds?", Nav: "seeds", Data: d})
+		return
+	}
+	http.Redirect(w, r, "/console/seeds?"+f.Query()+"&"+noticeQuery("bulk_"+action, strconv.Itoa(len(d.Result.Changed))), http.StatusSeeOther)
 }
 
 // acceptProposal makes the proposed version the seed's contract: a merge
