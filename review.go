@@ -51,6 +51,14 @@ type SeedReviewService interface {
 	ChooseCandidate(ctx context.Context, seedID, candidateURL, actor string) (*Seed, error)
 }
 
+// Bulk actions that change the contract rather than the status: page
+// fetching on or off (SeedHarvest.Pages), a new version for each seed
+// they change.
+const (
+	BulkPagesOn  SeedAction = "pages_on"
+	BulkPagesOff SeedAction = "pages_off"
+)
+
 // MaxBulkSeeds is the most seeds one bulk action changes; a filter that
 // matches more is refused, so a request's answer lists all it did.
 const MaxBulkSeeds = 10000
@@ -97,8 +105,9 @@ type SeedBulkSkip struct {
 // request: no or both selections, too many ids, a filter matching more
 // than MaxBulkSeeds, a rejection without a valid reason code.
 func BulkTransition(ctx context.Context, seeds SeedService, req SeedBulkRequest) (*SeedBulkResult, error) {
-	if req.Action.Target() == "" {
-		return nil, CheckSeedTransition("", "", req.Action)
+	pages := req.Action == BulkPagesOn || req.Action == BulkPagesOff
+	if req.Action.Target() == "" && !pages {
+		return nil, FieldErrorf("action", "action must be one of promote, reject, reopen, suspend, reactivate, archive, pages_on, pages_off")
 	}
 	if req.Action == SeedReject && !req.ReasonCode.Valid() {
 		return nil, FieldErrorf("reason_code", "reason_code must be one of not_relevant, duplicate, wrong_entry, low_quality, not_allowed, other")
@@ -125,6 +134,32 @@ func BulkTransition(ctx context.Context, seeds SeedService, req SeedBulkRequest)
 		}
 		if err != nil {
 			return nil, err
+		}
+		if pages {
+			on := req.Action == BulkPagesOn
+			switch {
+			case sd.Status == SeedArchived:
+				out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Status: sd.Status, Reason: "archived: its contract does not change"})
+				continue
+			case sd.Harvest.Pages == on:
+				out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Status: sd.Status, Reason: "page fetching is already " + map[bool]string{true: "on", false: "off"}[on]})
+				continue
+			}
+			change := SeedBulkChange{SeedID: id, From: sd.Status, To: sd.Status}
+			if !req.DryRun {
+				_, err = seeds.UpdateSeed(ctx, id, req.Actor, func(s *Seed) error {
+					s.Harvest.Pages = on
+					return nil
+				})
+				if code := ErrorCode(err); code == ENOTFOUND {
+					out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Reason: ErrorMessage(err)})
+					continue
+				} else if err != nil {
+					return nil, err
+				}
+			}
+			out.Changed = append(out.Changed, change)
+			continue
 		}
 		if err := CheckSeedTransition(id, sd.Status, req.Action); err != nil {
 			out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Status: sd.Status, Reason: ErrorMessage(err)})

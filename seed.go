@@ -273,8 +273,9 @@ type SeedPolicy struct {
 // SeedContract is the versioned part of a seed: what a fetcher does. A
 // seed's version goes up by one exactly when its contract changes.
 type SeedContract struct {
-	Fetch  SeedFetch  `json:"fetch"`
-	Policy SeedPolicy `json:"policy"`
+	Fetch   SeedFetch   `json:"fetch"`
+	Policy  SeedPolicy  `json:"policy"`
+	Harvest SeedHarvest `json:"harvest"`
 }
 
 // Equal reports whether two contracts are the same; nil and empty
@@ -340,6 +341,7 @@ type Seed struct {
 	Source      SeedSource     `json:"source"`
 	Fetch       SeedFetch      `json:"fetch"`
 	Policy      SeedPolicy     `json:"policy"`
+	Harvest     SeedHarvest    `json:"harvest"`
 	Evidence    SeedEvidence   `json:"evidence"`
 	Confidence  float64        `json:"confidence"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
@@ -361,7 +363,9 @@ type Seed struct {
 }
 
 // Contract returns the versioned part of s.
-func (s *Seed) Contract() SeedContract { return SeedContract{Fetch: s.Fetch, Policy: s.Policy} }
+func (s *Seed) Contract() SeedContract {
+	return SeedContract{Fetch: s.Fetch, Policy: s.Policy, Harvest: s.Harvest}
+}
 
 // MaxSeedMetadata is the largest metadata object a seed keeps, in bytes of
 // JSON.

@@ -258,3 +258,51 @@ func TestReviewBulkSearchSort(t *testing.T) {
 		}
 	})
 }
+
+// A seed's contract says whether its items' pages are fetched
+// (harvest.pages): a contract batch can turn it on for the drafts it
+// records, never off; PATCH and the bulk actions pages_on / pages_off
+// change it, each a new version.
+func TestHarvestPagesSetting(t *testing.T) {
+	t.Parallel()
+	_, client := simwebtest.Client(t, contractSites, 2*time.Second)
+	d := contract.New(client, contract.Config{})
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		s := newStack(t, db, withQueue(), withContract(d))
+		r := s.post(t, "/api/v1/queues/contract", map[string]any{"country": "sg", "category": "news", "harvest_pages": true,
+			"domainIds": []string{"gov:sg:wordpress-site.gov.sg", "gov:sg:ministry-site.gov.sg"}})
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		s.waitBatch(t, strings.TrimPrefix(r.Header.Get("Location"), "/api/v1/queues/batch/"))
+		const wp, ministry = "gov:sg:wordpress-site.gov.sg::news", "gov:sg:ministry-site.gov.sg::news"
+		require.True(t, s.seed(t, wp).Harvest.Pages)
+		require.True(t, s.seed(t, ministry).Harvest.Pages)
+
+		// A later batch without the flag leaves it on.
+		_, res := s.runContract(t, []string{"gov:sg:wordpress-site.gov.sg"}, 1)
+		require.Equal(t, []string{wp}, res.Refreshed)
+		sd := s.seed(t, wp)
+		require.True(t, sd.Harvest.Pages)
+		require.Equal(t, 1, sd.Version, "the same contract: no new version")
+
+		// PATCH turns it off: a new version.
+		r = s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + url.PathEscape(wp), Body: map[string]any{"harvest": map[string]any{"pages": false}}})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		sd = httpapitest.Decode[seedengine.Seed](t, r)
+		require.False(t, sd.Harvest.Pages)
+		require.Equal(t, 2, sd.Version)
+		r = s.do(t, request{Method: http.MethodPatch, Path: "/api/v1/seeds/" + url.PathEscape(wp), Body: map[string]any{"harvest": map[string]any{"pages": "yes"}}})
+		require.Equal(t, []string{"body.harvest.pages"}, httpapitest.Locations(r.Problem(t, http.StatusUnprocessableEntity, seedengine.EINVALID)))
+
+		// Bulk: on for both; the one already on is skipped with the reason.
+		r = s.post(t, "/api/v1/seeds/bulk", map[string]any{"action": "pages_on", "seed_ids": []string{wp, ministry}})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		res2 := httpapitest.Decode[seedengine.SeedBulkResult](t, r)
+		require.Len(t, res2.Changed, 1)
+		require.Equal(t, wp, res2.Changed[0].SeedID)
+		require.Len(t, res2.Skipped, 1)
+		require.Equal(t, "page fetching is already on", res2.Skipped[0].Reason)
+		sd = s.seed(t, wp)
+		require.True(t, sd.Harvest.Pages)
+		require.Equal(t, 3, sd.Version)
+	})
+}

@@ -550,7 +550,8 @@ func (c *Console) acceptProposal(r *http.Request, id string) *problem {
 		if v.State != seedengine.SeedVersionProposed || v.Version != want || v.Version != sd.ProposedVersion {
 			continue
 		}
-		patch := map[string]any{"fetch": mergeObject(sd.Fetch, v.Contract.Fetch), "policy": mergeObject(sd.Policy, v.Contract.Policy)}
+		patch := map[string]any{"fetch": mergeObject(sd.Fetch, v.Contract.Fetch), "policy": mergeObject(sd.Policy, v.Contract.Policy),
+			"harvest": mergeObject(sd.Harvest, v.Contract.Harvest)}
 		return c.send(r, http.MethodPatch, "/api/v1/seeds/"+pathEscape(id), "application/merge-patch+json", patch, nil)
 	}
 	return &problem{Status: http.StatusConflict, Detail: "That proposal is no longer the seed's pending one; reload the page."}

@@ -57,6 +57,9 @@ type BatchParams struct {
 	OtherCountries int `json:"other_countries,omitempty"`
 	// Partition is set for a batch of a research partition's domains.
 	Partition *PartitionParams `json:"partition,omitempty"`
+	// HarvestPages turns page fetching on for the seeds the batch
+	// records (SeedHarvest.Pages); a batch never turns it off.
+	HarvestPages bool `json:"harvest_pages,omitempty"`
 }
 
 // PartitionParams name the research partition (of the batch's
@@ -79,6 +82,8 @@ type BatchRequest struct {
 	Date      string
 	Authority seedengine.Authority
 	ChunkSize int
+	// HarvestPages: the seeds the batch records fetch their items' pages.
+	HarvestPages bool
 }
 
 // Plan turns a request into a contract batch and its chunks, for the
@@ -101,7 +106,7 @@ func Plan(ctx context.Context, domains seedengine.DomainService, req BatchReques
 	case req.Authority != "" && req.Date == "":
 		return nil, nil, seedengine.FieldErrorf("authority", "authority selects domains of a research partition: give it with date")
 	}
-	params := BatchParams{Date: now.UTC().Format(seedengine.DateLayout)}
+	params := BatchParams{Date: now.UTC().Format(seedengine.DateLayout), HarvestPages: req.HarvestPages}
 	var (
 		ids []string
 		err error
@@ -311,6 +316,12 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 		if err := json.Unmarshal(c.Input, &in); err != nil {
 			return seedengine.ChunkOutcome{}, seedengine.Errorf(seedengine.EINVALID, "contract batch %s chunk %d: input is not {\"domain_ids\": [...]}: %v", b.ID, c.Index, err)
 		}
+		var params BatchParams
+		if len(b.Params) > 0 {
+			if err := json.Unmarshal(b.Params, &params); err != nil {
+				return seedengine.ChunkOutcome{}, fmt.Errorf("contract batch %s: params: %w", b.ID, err)
+			}
+		}
 		out := ChunkResult{Created: []string{}, Refreshed: []string{}, Skipped: []SkippedItem{}, Domains: []DomainRun{}}
 		var o seedengine.ChunkOutcome
 		type target struct{ id, domain string }
@@ -356,6 +367,7 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 			recorded := 0
 			for _, d := range ev.Decisions {
 				s := SeedFrom(ev, d, key, b.Category)
+				s.Harvest.Pages = params.HarvestPages
 				res, err := seeds.RecordDraftSeed(ctx, s, actor, b.ID)
 				if seedengine.ErrorCode(err) == seedengine.EINVALID {
 					// What the site published cannot make a valid seed

@@ -113,7 +113,7 @@ type seedBulkFilter struct {
 }
 
 type seedBulkRequest struct {
-	Action     string          `json:"action" enum:"promote,reject,reopen,suspend,reactivate,archive" doc:"The lifecycle action for every seed named."`
+	Action     string          `json:"action" enum:"promote,reject,reopen,suspend,reactivate,archive,pages_on,pages_off" doc:"The lifecycle action for every seed named, or pages_on / pages_off: turn fetching their items' pages as WARC on or off (harvest.pages; a new version for each seed changed)."`
 	SeedIDs    []string        `json:"seed_ids,omitempty" maxItems:"10000" doc:"The seeds, by id (any case). Exactly one of seed_ids and filter."`
 	Filter     *seedBulkFilter `json:"filter,omitempty" doc:"The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter."`
 	ReasonCode string          `json:"reason_code,omitempty" enum:"not_relevant,duplicate,wrong_entry,low_quality,not_allowed,other" doc:"For reject (required there): why, from the short list."`

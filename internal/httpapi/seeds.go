@@ -44,6 +44,10 @@ type seedPolicy struct {
 	SitemapURL   string  `json:"sitemap_url,omitempty" doc:"A sitemap of the site, when one is known."`
 }
 
+type seedHarvest struct {
+	Pages bool `json:"pages" doc:"Fetch every new item's page under the seed's policy and keep it as WARC (docs/harvest.md \"Pages\"). Part of the contract: a change makes a new version."`
+}
+
 type seedEvidence struct {
 	Key        string     `json:"key,omitempty" doc:"Object key of the contract run's full evidence." example:"prod/contracts/mom.gov.sg/2026-01-28T101500Z-k3x9qa7b.json"`
 	Method     string     `json:"method,omitempty" doc:"Which candidate won and how it was found." example:"rss via link_alternate"`
@@ -75,6 +79,7 @@ type seed struct {
 	Source          seedSource       `json:"source"`
 	Fetch           seedFetch        `json:"fetch" doc:"Part of the contract: a change makes a new version."`
 	Policy          seedPolicy       `json:"policy" doc:"Part of the contract: a change makes a new version."`
+	Harvest         seedHarvest      `json:"harvest" doc:"Part of the contract: a change makes a new version."`
 	Evidence        seedEvidence     `json:"evidence"`
 	Confidence      float64          `json:"confidence" minimum:"0" maximum:"1"`
 	Metadata        map[string]any   `json:"metadata,omitempty" doc:"Free-form JSON object kept with the seed (at most 16 KiB); contract runs never change it."`
@@ -127,8 +132,9 @@ type seedCheck struct {
 }
 
 type seedContract struct {
-	Fetch  seedFetch  `json:"fetch"`
-	Policy seedPolicy `json:"policy"`
+	Fetch   seedFetch   `json:"fetch"`
+	Policy  seedPolicy  `json:"policy"`
+	Harvest seedHarvest `json:"harvest"`
 }
 
 type seedVersion struct {
@@ -152,6 +158,7 @@ var seedSchemaAliases = []struct{ t, doc reflect.Type }{
 	{reflect.TypeFor[seedengine.SeedEvidence](), reflect.TypeFor[seedEvidence]()},
 	{reflect.TypeFor[seedengine.SeedTransition](), reflect.TypeFor[seedTransition]()},
 	{reflect.TypeFor[seedengine.SeedContract](), reflect.TypeFor[seedContract]()},
+	{reflect.TypeFor[seedengine.SeedHarvest](), reflect.TypeFor[seedHarvest]()},
 	{reflect.TypeFor[seedengine.SeedVersion](), reflect.TypeFor[seedVersion]()},
 	{reflect.TypeFor[seedengine.SeedHealth](), reflect.TypeFor[seedHealth]()},
 	{reflect.TypeFor[seedengine.SeedCheck](), reflect.TypeFor[seedCheck]()},
@@ -340,6 +347,7 @@ type seedCreateRequest struct {
 	Source      seedSourceRequest  `json:"source,omitempty"`
 	Fetch       seedFetchRequest   `json:"fetch"`
 	Policy      *seedPolicyRequest `json:"policy,omitempty" doc:"robots.txt policy; allowed with no delay when absent."`
+	Harvest     *seedHarvest       `json:"harvest,omitempty" doc:"What the harvest does beyond recording items; pages off when absent."`
 	Confidence  float64            `json:"confidence,omitempty" minimum:"0" maximum:"1"`
 	Metadata    map[string]any     `json:"metadata,omitempty" doc:"Free-form JSON object, at most 16 KiB."`
 }
@@ -377,6 +385,9 @@ func (s *Server) handleSeedCreate(ctx context.Context, in *seedCreateInput) (*se
 	if sd.Fetch.Schedule == "" {
 		sd.Fetch.Schedule = defaultSeedSchedule
 	}
+	if h := req.Harvest; h != nil {
+		sd.Harvest.Pages = h.Pages
+	}
 	if p := req.Policy; p != nil {
 		sd.Policy = seedengine.SeedPolicy{RobotsURL: p.RobotsURL, CrawlAllowed: p.CrawlAllowed == nil || *p.CrawlAllowed,
 			CrawlDelay: p.CrawlDelay, SitemapURL: p.SitemapURL}
@@ -398,13 +409,14 @@ type seedUpdateInput struct {
 // seedPatch documents the PATCH body; handleSeedUpdate reads the raw
 // body itself, since a merge patch tells "set to null" from "absent".
 type seedPatch struct {
-	_          struct{}         `additionalProperties:"false"`
-	Category   *string          `json:"category,omitempty" pattern:"^[a-z0-9_]{1,40}$"`
-	Source     *seedSourcePatch `json:"source,omitempty"`
-	Fetch      *seedFetchPatch  `json:"fetch,omitempty" doc:"A change makes a new version."`
-	Policy     *seedPolicyPatch `json:"policy,omitempty" doc:"A change makes a new version."`
-	Confidence *float64         `json:"confidence,omitempty" minimum:"0" maximum:"1"`
-	Metadata   map[string]any   `json:"metadata,omitempty" doc:"Merged as a merge patch: null members are removed; null removes all metadata."`
+	_          struct{}          `additionalProperties:"false"`
+	Category   *string           `json:"category,omitempty" pattern:"^[a-z0-9_]{1,40}$"`
+	Source     *seedSourcePatch  `json:"source,omitempty"`
+	Fetch      *seedFetchPatch   `json:"fetch,omitempty" doc:"A change makes a new version."`
+	Policy     *seedPolicyPatch  `json:"policy,omitempty" doc:"A change makes a new version."`
+	Harvest    *seedHarvestPatch `json:"harvest,omitempty" doc:"A change makes a new version."`
+	Confidence *float64          `json:"confidence,omitempty" minimum:"0" maximum:"1"`
+	Metadata   map[string]any    `json:"metadata,omitempty" doc:"Merged as a merge patch: null members are removed; null removes all metadata."`
 }
 
 type seedSourcePatch struct {
@@ -419,6 +431,11 @@ type seedFetchPatch struct {
 	EntryURL  *string           `json:"entry_url,omitempty" format:"uri" maxLength:"2048"`
 	Schedule  *string           `json:"schedule,omitempty" doc:"null resets it to @hourly."`
 	Selectors map[string]string `json:"selectors,omitempty" doc:"Merged: a null member removes that selector; null removes all."`
+}
+
+type seedHarvestPatch struct {
+	_     struct{} `additionalProperties:"false"`
+	Pages *bool    `json:"pages,omitempty" doc:"Fetch new items' pages as WARC; null turns it off."`
 }
 
 type seedPolicyPatch struct {
@@ -493,7 +510,7 @@ func checkSeedPatch(patch map[string]json.RawMessage) error {
 			return seedengine.FieldErrorf(k, "%s is part of the seed's identity and cannot change; create a new seed instead", k)
 		case seedReadOnlyFields[k]:
 			return seedengine.FieldErrorf(k, "%s is read-only", k)
-		case k == "category", k == "confidence", k == "metadata", k == "source", k == "fetch", k == "policy":
+		case k == "category", k == "confidence", k == "metadata", k == "source", k == "fetch", k == "policy", k == "harvest":
 		default:
 			return seedengine.FieldErrorf(seedengine.Truncate(k, 60), "unknown field %q", seedengine.Truncate(k, 60))
 		}
@@ -564,6 +581,10 @@ func applySeedPatch(sd *seedengine.Seed, patch map[string]json.RawMessage) error
 				}
 				return nil
 			}, "robots_url", "crawl_allowed", "crawl_delay", "sitemap_url")
+		case "harvest":
+			err = patchObject(k, v, func(f string, fv json.RawMessage) error {
+				return patchBool("harvest.pages", fv, &sd.Harvest.Pages)
+			}, "pages")
 		}
 		if err != nil {
 			return err

@@ -23,7 +23,7 @@ const (
 const maxSeedReason = 500
 
 const seedColumns = `seed_id, domain_id, country, category, content_type, status, version,
-	proposed_version, confidence, source_json, fetch_json, policy_json, evidence_json, metadata_json, created_at, updated_at, promoted_at`
+	proposed_version, confidence, source_json, fetch_json, policy_json, evidence_json, metadata_json, created_at, updated_at, promoted_at, harvest_json`
 
 // SeedService stores seeds in three tables: seeds (one row per seed),
 // seed_versions (every contract, numbered per seed) and seed_transitions
@@ -99,7 +99,7 @@ func (s *SeedService) insertSeed(ctx context.Context, tx *sql.Tx, sd *seedengine
 		return false, err
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO seeds (`+seedColumns+`, source_type, fetch_type, domain, search)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 		ON CONFLICT (seed_id) DO NOTHING`, args...)
 	if err != nil {
 		if isUniqueViolation(err) {
@@ -127,8 +127,8 @@ func (s *SeedService) insertSeed(ctx context.Context, tx *sql.Tx, sd *seedengine
 // seedArgs are the values of seedColumns, then source_type, fetch_type,
 // domain and search.
 func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
-	var docs [4][]byte
-	for i, v := range []any{sd.Source, sd.Fetch, sd.Policy, sd.Evidence} {
+	var docs [5][]byte
+	for i, v := range []any{sd.Source, sd.Fetch, sd.Policy, sd.Evidence, sd.Harvest} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("encode seed: %w", err)
@@ -145,7 +145,7 @@ func (s *SeedService) seedArgs(sd *seedengine.Seed) ([]any, error) {
 	}
 	return []any{sd.SeedID, sd.DomainID, sd.Country, sd.Category, sd.ContentType, string(sd.Status), sd.Version,
 		sd.ProposedVersion, sd.Confidence, string(docs[0]), string(docs[1]), string(docs[2]), string(docs[3]), metadata,
-		s.db.timeArg(sd.CreatedAt), s.db.timeArg(sd.UpdatedAt), s.db.timePtrArg(sd.PromotedAt),
+		s.db.timeArg(sd.CreatedAt), s.db.timeArg(sd.UpdatedAt), s.db.timePtrArg(sd.PromotedAt), string(docs[4]),
 		string(sd.Source.SourceType), string(sd.Fetch.Type), sd.Source.Domain, searchText(sd)}, nil
 }
 
@@ -163,8 +163,8 @@ func (s *SeedService) writeSeed(ctx context.Context, tx *sql.Tx, sd *seedengine.
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE seeds SET domain_id = $2, country = $3, category = $4, content_type = $5,
 		status = $6, version = $7, proposed_version = $8, confidence = $9, source_json = $10, fetch_json = $11, policy_json = $12,
-		evidence_json = $13, metadata_json = $14, created_at = $15, updated_at = $16, promoted_at = $17,
-		source_type = $18, fetch_type = $19, domain = $20, search = $21
+		evidence_json = $13, metadata_json = $14, created_at = $15, updated_at = $16, promoted_at = $17, harvest_json = $18,
+		source_type = $19, fetch_type = $20, domain = $21, search = $22
 		WHERE seed_id = $1`, args...)
 	if err != nil {
 		return fmt.Errorf("write seed: %w", err)
@@ -519,6 +519,9 @@ func (s *SeedService) RecordDraftSeed(ctx context.Context, in *seedengine.Seed, 
 		if err != nil {
 			return err
 		}
+		// A run may turn page fetching on (its batch asked for it), never
+		// off: that stays a person's choice.
+		sd.Harvest.Pages = sd.Harvest.Pages || old.Harvest.Pages
 		switch old.Status {
 		case seedengine.SeedDraft:
 			return s.refreshDraft(ctx, tx, old, sd, actor, batchID, &out)
@@ -538,7 +541,7 @@ func (s *SeedService) refreshDraft(ctx context.Context, tx *sql.Tx, old, found *
 	if err != nil {
 		return err
 	}
-	sd.Category, sd.Source, sd.Fetch, sd.Policy = found.Category, found.Source, found.Fetch, found.Policy
+	sd.Category, sd.Source, sd.Fetch, sd.Policy, sd.Harvest = found.Category, found.Source, found.Fetch, found.Policy, found.Harvest
 	sd.Evidence, sd.Confidence = found.Evidence, found.Confidence
 	sd.UpdatedAt = nowUTC()
 	if !sd.Contract().Equal(old.Contract()) {
@@ -949,17 +952,17 @@ func scanSeed(row rowScanner) (*seedengine.Seed, error) {
 		sd                              seedengine.Seed
 		status                          string
 		source, fetch, policy, evidence []byte
-		metadata                        []byte
+		metadata, harvest               []byte
 		created, updated, promoted      scanTime
 	)
 	if err := row.Scan(&sd.SeedID, &sd.DomainID, &sd.Country, &sd.Category, &sd.ContentType, &status, &sd.Version,
-		&sd.ProposedVersion, &sd.Confidence, &source, &fetch, &policy, &evidence, &metadata, &created, &updated, &promoted); err != nil {
+		&sd.ProposedVersion, &sd.Confidence, &source, &fetch, &policy, &evidence, &metadata, &created, &updated, &promoted, &harvest); err != nil {
 		return nil, err
 	}
 	for _, d := range []struct {
 		raw []byte
 		v   any
-	}{{source, &sd.Source}, {fetch, &sd.Fetch}, {policy, &sd.Policy}, {evidence, &sd.Evidence}} {
+	}{{source, &sd.Source}, {fetch, &sd.Fetch}, {policy, &sd.Policy}, {evidence, &sd.Evidence}, {harvest, &sd.Harvest}} {
 		if err := json.Unmarshal(d.raw, d.v); err != nil {
 			return nil, fmt.Errorf("decode seed %q: %w", sd.SeedID, err)
 		}

@@ -432,6 +432,8 @@ func (e SeedBulkFilterStatus) Valid() bool {
 // Defines values for SeedBulkRequestAction.
 const (
 	SeedBulkRequestActionArchive    SeedBulkRequestAction = "archive"
+	SeedBulkRequestActionPagesOff   SeedBulkRequestAction = "pages_off"
+	SeedBulkRequestActionPagesOn    SeedBulkRequestAction = "pages_on"
 	SeedBulkRequestActionPromote    SeedBulkRequestAction = "promote"
 	SeedBulkRequestActionReactivate SeedBulkRequestAction = "reactivate"
 	SeedBulkRequestActionReject     SeedBulkRequestAction = "reject"
@@ -443,6 +445,10 @@ const (
 func (e SeedBulkRequestAction) Valid() bool {
 	switch e {
 	case SeedBulkRequestActionArchive:
+		return true
+	case SeedBulkRequestActionPagesOff:
+		return true
+	case SeedBulkRequestActionPagesOn:
 		return true
 	case SeedBulkRequestActionPromote:
 		return true
@@ -1452,6 +1458,9 @@ type ContractQueueRequest struct {
 	//
 	// Examples: ["gov:sg:mom.gov.sg","gov:sg:mti.gov.sg"]
 	DomainIds *[]string `json:"domainIds,omitempty"`
+
+	// HarvestPages Turn page fetching on (harvest.pages) for every seed the batch records: their items' pages are fetched and kept as WARC once they are active. A batch never turns it off.
+	HarvestPages *bool `json:"harvest_pages,omitempty"`
 }
 
 // ContractQueueRequestAuthority With date only: just the partition's domains of this authority.
@@ -2170,6 +2179,9 @@ type Seed struct {
 	// Fetch Part of the contract: a change makes a new version.
 	Fetch SeedFetch `json:"fetch"`
 
+	// Harvest Part of the contract: a change makes a new version.
+	Harvest SeedHarvest `json:"harvest"`
+
 	// Health What the seed's checks show, once the seed has been checked (see /checks).
 	Health *SeedHealth `json:"health,omitempty"`
 
@@ -2251,7 +2263,7 @@ type SeedBulkFilterStatus string
 
 // SeedBulkRequest defines model for SeedBulkRequest.
 type SeedBulkRequest struct {
-	// Action The lifecycle action for every seed named.
+	// Action The lifecycle action for every seed named, or pages_on / pages_off: turn fetching their items' pages as WARC on or off (harvest.pages; a new version for each seed changed).
 	Action SeedBulkRequestAction `json:"action"`
 
 	// DryRun Report what would change and change nothing.
@@ -2270,7 +2282,7 @@ type SeedBulkRequest struct {
 	SeedIds *[]string `json:"seed_ids,omitempty"`
 }
 
-// SeedBulkRequestAction The lifecycle action for every seed named.
+// SeedBulkRequestAction The lifecycle action for every seed named, or pages_on / pages_off: turn fetching their items' pages as WARC on or off (harvest.pages; a new version for each seed changed).
 type SeedBulkRequestAction string
 
 // SeedBulkRequestReasonCode For reject (required there): why, from the short list.
@@ -2417,8 +2429,9 @@ type SeedChooseRequest struct {
 
 // SeedContract defines model for SeedContract.
 type SeedContract struct {
-	Fetch  SeedFetch  `json:"fetch"`
-	Policy SeedPolicy `json:"policy"`
+	Fetch   SeedFetch   `json:"fetch"`
+	Harvest SeedHarvest `json:"harvest"`
+	Policy  SeedPolicy  `json:"policy"`
 }
 
 // SeedCreateRequest defines model for SeedCreateRequest.
@@ -2435,6 +2448,9 @@ type SeedCreateRequest struct {
 	// Examples: gov:sg:mom.gov.sg
 	DomainId string           `json:"domain_id"`
 	Fetch    SeedFetchRequest `json:"fetch"`
+
+	// Harvest What the harvest does beyond recording items; pages off when absent.
+	Harvest *SeedHarvest `json:"harvest,omitempty"`
 
 	// Metadata Free-form JSON object, at most 16 KiB.
 	Metadata *map[string]interface{} `json:"metadata,omitempty"`
@@ -2531,6 +2547,18 @@ type SeedFetchRequest struct {
 // SeedFetchRequestType defines model for SeedFetchRequest.Type.
 type SeedFetchRequestType string
 
+// SeedHarvest defines model for SeedHarvest.
+type SeedHarvest struct {
+	// Pages Fetch every new item's page under the seed's policy and keep it as WARC (docs/harvest.md "Pages"). Part of the contract: a change makes a new version.
+	Pages bool `json:"pages"`
+}
+
+// SeedHarvestPatch defines model for SeedHarvestPatch.
+type SeedHarvestPatch struct {
+	// Pages Fetch new items' pages as WARC; null turns it off.
+	Pages *bool `json:"pages,omitempty"`
+}
+
 // SeedHealth defines model for SeedHealth.
 type SeedHealth struct {
 	LastCheckAt *time.Time `json:"last_check_at,omitempty"`
@@ -2575,6 +2603,9 @@ type SeedPatch struct {
 
 	// Fetch A change makes a new version.
 	Fetch *SeedFetchPatch `json:"fetch,omitempty"`
+
+	// Harvest A change makes a new version.
+	Harvest *SeedHarvestPatch `json:"harvest,omitempty"`
 
 	// Metadata Merged as a merge patch: null members are removed; null removes all metadata.
 	Metadata *map[string]interface{} `json:"metadata,omitempty"`

@@ -1,0 +1,96 @@
+package seedengine
+
+import (
+	"context"
+	"time"
+)
+
+// Page retrieval (internal/pages): the items of a seed whose contract
+// says harvest.pages have their pages fetched under the seed's policy and
+// kept as WARC/1.1 records in files of their item's partition
+// (warc/country=…/category=…/date=…/seedengine-{process}-{time}-{serial}.warc.gz),
+// each file with a CDXJ index beside it. An item's page is where its
+// record is: file, offset, length.
+
+// SeedHarvest is what the harvest does for a seed beyond recording its
+// items: part of the contract.
+type SeedHarvest struct {
+	// Pages fetches every new item's page and keeps it as WARC.
+	Pages bool `json:"pages"`
+}
+
+// PageState is where an item's page is.
+type PageState string
+
+// Page states.
+const (
+	// PageQueued: waiting for its fetch.
+	PageQueued PageState = "queued"
+	// PageFetched: fetched and written to a WARC file that is not stored
+	// yet (its file, offset and length are not given out until it is).
+	PageFetched PageState = "fetched"
+	// PageStored: its record is in a stored WARC file.
+	PageStored PageState = "stored"
+	// PageSkipped: not fetched, for good: robots.txt disallows it.
+	PageSkipped PageState = "skipped"
+	// PageFailed: the fetch failed for good (the reason says why).
+	PageFailed PageState = "failed"
+)
+
+// Page is the retrieval of one item's page.
+type Page struct {
+	ItemID int64     `json:"item_id"`
+	SeedID string    `json:"seed_id"`
+	URL    string    `json:"url"`
+	State  PageState `json:"state"`
+	// Status is the page's HTTP status; Reason why it was skipped or
+	// failed (robots_disallowed, a fetch reason, http_404, too_large…).
+	Status int    `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	MIME   string `json:"mime,omitempty"`
+	// WARCFile is the stored file's object key; Offset and Length where
+	// the page's response (or revisit) record is in it, gzip member and
+	// all. Set once the state is stored.
+	WARCFile string `json:"warc_file,omitempty"`
+	Offset   int64  `json:"offset,omitempty"`
+	Length   int64  `json:"length,omitempty"`
+	// PayloadDigest is the body's "sha1:" base32 digest; Revisit says the
+	// record is a revisit of an earlier capture with the same payload.
+	PayloadDigest string     `json:"payload_digest,omitempty"`
+	Revisit       bool       `json:"revisit,omitempty"`
+	FetchedAt     *time.Time `json:"fetched_at,omitempty"`
+	QueuedAt      time.Time  `json:"queued_at"`
+}
+
+// WARCFile is one stored WARC file of a partition, with its CDXJ index.
+type WARCFile struct {
+	Partition
+	Name string `json:"name"` // seedengine-{process}-{time}-{serial}.warc.gz
+	Key  string `json:"key"`
+	// IndexKey is the CDXJ index's object key (the file's key with .cdxj
+	// for .warc.gz).
+	IndexKey string    `json:"index_key"`
+	Records  int       `json:"records"` // response and revisit records
+	Revisits int       `json:"revisits"`
+	Bytes    int64     `json:"bytes"`
+	StoredAt time.Time `json:"stored_at"`
+}
+
+// PageStats counts the pages by state and the stored WARC files.
+type PageStats struct {
+	ByState map[PageState]int `json:"by_state"`
+	Files   int               `json:"files"`
+	Bytes   int64             `json:"bytes"`
+}
+
+// PageService reads the pages of harvested items and the WARC files they
+// are kept in.
+type PageService interface {
+	// FindPage returns an item's page. ENOTFOUND when the item has none
+	// (its seed does not fetch pages, or no such item).
+	FindPage(ctx context.Context, itemID int64) (*Page, error)
+	// FindWARCFiles returns a partition's stored WARC files, oldest first.
+	FindWARCFiles(ctx context.Context, p Partition) ([]WARCFile, error)
+	// PageStats counts pages and files.
+	PageStats(ctx context.Context) (PageStats, error)
+}
