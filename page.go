@@ -2,6 +2,7 @@ package seedengine
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -60,6 +61,23 @@ type Page struct {
 	Revisit       bool       `json:"revisit,omitempty"`
 	FetchedAt     *time.Time `json:"fetched_at,omitempty"`
 	QueuedAt      time.Time  `json:"queued_at"`
+
+	// Partition is the item's; Spool the process spool file a fetched
+	// page is in until its file is stored (the fetcher's, not the API's).
+	Partition Partition `json:"-"`
+	Spool     string    `json:"-"`
+	// Record is where a fetched page's record is in its spool file, the
+	// same place it will have in the stored file.
+	SpoolOffset, SpoolLength int64 `json:"-"`
+}
+
+// PageDigest is the first stored capture of a payload, which later pages
+// with the same payload revisit.
+type PageDigest struct {
+	PayloadDigest string
+	TargetURI     string
+	Date          time.Time
+	RecordID      string
 }
 
 // WARCFile is one stored WARC file of a partition, with its CDXJ index.
@@ -93,4 +111,13 @@ type PageService interface {
 	FindWARCFiles(ctx context.Context, p Partition) ([]WARCFile, error)
 	// PageStats counts pages and files.
 	PageStats(ctx context.Context) (PageStats, error)
+	// FindOriginal returns the stored page whose response record holds a
+	// payload digest (what a revisit refers to). ENOTFOUND when none.
+	FindOriginal(ctx context.Context, digest string) (*Page, error)
+}
+
+// ObjectRangeReader reads part of a stored object: a record of a WARC
+// file.
+type ObjectRangeReader interface {
+	NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
 }

@@ -179,6 +179,9 @@ type SeedHealthChange struct {
 	// MovedTo is where the check's permanent redirects led (a change to
 	// moved).
 	MovedTo string `json:"moved_to,omitempty"`
+	// Pages are the items of the check whose pages are to be fetched (the
+	// seed's harvest.pages): their fetch jobs are queued with the check.
+	Pages []int64 `json:"pages,omitempty"`
 }
 
 // Alerting reports whether a change is worth an alert: every change but

@@ -61,6 +61,9 @@ type Config struct {
 	HarvestMinInterval   time.Duration
 	HarvestDedupeWindow  time.Duration
 	ItemFlushInterval    time.Duration
+	PageWorkers          int
+	WARCMaxBytes         int64
+	WARCMaxAge           time.Duration
 	ItemFileAge          time.Duration
 	ItemFileMaxItems     int
 	AlertWebhookURL      string
@@ -201,6 +204,15 @@ var settings = []setting{
 	}},
 	{name: "item-file-max-items", usage: "most items in one item file", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.ItemFileMaxItems, n, 50_000, u)
+	}},
+	{name: "page-workers", usage: "page fetches (seeds with harvest.pages) run at once in this process; 0: this process fetches no pages", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.PageWorkers, n, 64, u)
+	}},
+	{name: "warc-max-bytes", usage: "a WARC file of fetched pages is stored once it is this big (bytes)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Int64Var(&c.WARCMaxBytes, n, 1<<30, u)
+	}},
+	{name: "warc-max-age", usage: "a WARC file of fetched pages is stored this long after it was opened", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.WARCMaxAge, n, 10*time.Minute, u)
 	}},
 	func() setting {
 		s := stringSetting("alert-webhook-url", "", "URL that receives one JSON POST per seed health change (retried for about a day); empty: no alerts", groupQueue, func(c *Config) *string { return &c.AlertWebhookURL })
@@ -492,6 +504,15 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.ItemFileMaxItems < 1 || c.ItemFileMaxItems > 1_000_000 {
 			return fmt.Errorf("--item-file-max-items: %d must be from 1 to 1000000", c.ItemFileMaxItems)
+		}
+		if c.PageWorkers < 0 || c.PageWorkers > 10000 {
+			return fmt.Errorf("--page-workers: %d must be from 0 (none) to 10000", c.PageWorkers)
+		}
+		if c.WARCMaxBytes < 1<<20 || c.WARCMaxBytes > 16<<30 {
+			return fmt.Errorf("--warc-max-bytes: %d must be from 1 MiB to 16 GiB", c.WARCMaxBytes)
+		}
+		if c.WARCMaxAge < time.Second || c.WARCMaxAge > 24*time.Hour {
+			return fmt.Errorf("--warc-max-age: %v must be from 1s to 24h", c.WARCMaxAge)
 		}
 		for _, u := range []struct{ name, v string }{{"alert-webhook-url", c.AlertWebhookURL}, {"public-url", c.PublicURL}} {
 			if u.v == "" {

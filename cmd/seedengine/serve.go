@@ -29,6 +29,7 @@ import (
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/outage"
+	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
@@ -122,6 +123,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			Workers:              c.Workers,
 			DomainWorkers:        c.DomainWorkers,
 			SeedCheckWorkers:     c.SeedCheckWorkers,
+			PageWorkers:          pageWorkers(c),
 			PollInterval:         c.QueuePollInterval,
 			MaxAttempts:          c.MaxAttempts,
 			JobTimeout:           c.JobTimeout,
@@ -158,6 +160,17 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		cfg.Contract = contract.New(fc, contract.Config{MaxRequests: c.ContractMaxRequests, Deadline: c.ContractDeadline})
 		cfg.Collect = fc
 		cfg.SeedCheck = fc
+		if c.PageWorkers > 0 && c.Workers > 0 {
+			// Pages are spooled on local disk until their WARC file is
+			// stored: under the data directory, or the system's
+			// temporary one without it.
+			dir := filepath.Join(os.TempDir(), "seedengine-spool")
+			if c.DataDir != "" {
+				dir = filepath.Join(c.DataDir, "spool")
+			}
+			cfg.PageFetch = fc
+			cfg.Pages = pages.Config{Dir: dir, MaxFileBytes: c.WARCMaxBytes, MaxFileAge: c.WARCMaxAge, UserAgent: fc.UserAgent()}
+		}
 	}
 	if c.AlertWebhookURL != "" {
 		cfg.Alerts = &jobs.AlertWebhook{URL: c.AlertWebhookURL, Secret: c.AlertWebhookSecret, ConsoleURL: c.PublicURL}
@@ -175,6 +188,15 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 	}
 	p.App = a
 	return p, nil
+}
+
+// pageWorkers is the queue's page workers: none (-1) when this process
+// fetches no pages.
+func pageWorkers(c *Config) int {
+	if c.PageWorkers == 0 {
+		return -1
+	}
+	return c.PageWorkers
 }
 
 // newClassifier builds the URL classifier: the embedded authority rules,
@@ -325,6 +347,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	// Page spool files a stopped process left are stored before any new
+	// fetch writes one.
+	if err := a.RecoverPages(ctx); err != nil {
+		if ln != nil {
+			ln.Close()
+		}
+		return fmt.Errorf("recover page spool: %w", err)
+	}
 	// The queue outlives ctx: a signal must stop it gracefully through Stop,
 	// not cancel the jobs in flight.
 	if err := a.Queue.Start(context.WithoutCancel(ctx)); err != nil {
@@ -333,6 +363,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		return fmt.Errorf("start queue: %w", err)
 	}
+
+	// Due WARC files are stored every quarter of their age limit, and
+	// every open one once the queue has stopped.
+	rollCtx, stopRolling := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRolling()
+	rolled := make(chan struct{})
+	go func() {
+		defer close(rolled)
+		a.RollPages(rollCtx, max(c.WARCMaxAge/4, time.Second))
+	}()
 
 	serveErr := make(chan error, 1)
 	if srv != nil {
@@ -367,6 +407,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		if err := a.Queue.Stop(shutdownCtx); err != nil {
 			log.Error("queue stop", "event", "shutdown_queue_failed", "err", err)
 		}
+		// The page fetches have stopped: store the open WARC files.
+		stopRolling()
+		<-rolled
 	})
 	wg.Wait()
 	log.Info("stopped", "event", "shutdown_complete")

@@ -24,6 +24,7 @@ import (
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
+	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -62,6 +63,12 @@ type Config struct {
 	// Alerts, when set, receives seed health changes.
 	Alerts *jobs.AlertWebhook
 
+	// PageFetch fetches the pages of the items of seeds with harvest.pages
+	// into WARC files (Pages sets the spool and the files' limits); nil:
+	// this process fetches no pages (other processes may).
+	PageFetch pages.Fetch
+	Pages     pages.Config
+
 	// Items configures the item files the harvest writes; they are
 	// written every ItemFlushInterval (0: not scheduled).
 	Items             harvest.FlushConfig
@@ -95,8 +102,15 @@ type App struct {
 	// Items are the harvested items; ItemFiles writes their files.
 	Items     *sqlstore.ItemService
 	ItemFiles *harvest.Flusher
-	Metadata  *metasync.Service
-	Queue     *jobs.Queue
+	// Pages reads pages and WARC files; PageFetcher fetches pages (nil
+	// without Config.PageFetch: call its Recover before the queue starts,
+	// Roll every so often, Close at the end).
+	Pages       *sqlstore.PageService
+	PageFetcher *pages.Fetcher
+	Metadata    *metasync.Service
+	Queue       *jobs.Queue
+
+	log *slog.Logger
 }
 
 // New builds the services and the queue, declaring every batch kind with
@@ -116,7 +130,7 @@ func New(cfg Config) (*App, error) {
 		classifier = discover.DefaultClassifier()
 	}
 	db, blobs := cfg.DB, cfg.Blobs
-	a := &App{DB: db, Blobs: blobs}
+	a := &App{DB: db, Blobs: blobs, log: log}
 	a.Keys = sqlstore.NewAPIKeyService(db)
 	a.Batches = sqlstore.NewBatchService(db)
 	index := sqlstore.NewDatasetIndex(db)
@@ -200,6 +214,18 @@ func New(cfg Config) (*App, error) {
 	a.ItemFiles = harvest.NewFlusher(a.Items, blobs, ic)
 	q.RegisterItemFlush(a.ItemFiles, cfg.ItemFlushInterval)
 
+	a.Pages = sqlstore.NewPageService(db)
+	if cfg.PageFetch != nil {
+		pc := cfg.Pages
+		if pc.Logger == nil {
+			pc.Logger = log
+		}
+		if a.PageFetcher, err = pages.New(pc, a.Pages, blobs, cfg.PageFetch); err != nil {
+			return nil, err
+		}
+		q.RegisterPages(a.PageFetcher)
+	}
+
 	a.Metadata = metasync.NewService(q.MetadataTasks(sqlstore.NewMetadataService(db)), cfg.MetadataSyncer, cfg.Version, cfg.MetadataDebounce, log)
 	every := cfg.MetadataInterval
 	if cfg.MetadataSyncer == nil {
@@ -215,6 +241,48 @@ func New(cfg Config) (*App, error) {
 		})
 	}
 	return a, nil
+}
+
+// RecoverPages stores the page spool files a stopped process left (pages
+// whose records a file lost are queued again). Call it before the queue
+// starts, when this process fetches pages.
+func (a *App) RecoverPages(ctx context.Context) error {
+	if a.PageFetcher == nil {
+		return nil
+	}
+	return a.PageFetcher.Recover(ctx, func(ctx context.Context, spool string) error {
+		ids, err := a.Pages.RequeueSpool(ctx, spool)
+		if err != nil {
+			return err
+		}
+		return a.Queue.QueuePageFetches(ctx, ids)
+	})
+}
+
+// RollPages stores the due page spool files every every until ctx ends,
+// then every open one (with a minute to do it). It returns at once when
+// this process fetches no pages.
+func (a *App) RollPages(ctx context.Context, every time.Duration) {
+	if a.PageFetcher == nil {
+		return
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			end, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+			defer cancel()
+			if err := a.PageFetcher.Close(end); err != nil {
+				a.log.Error("store the open WARC files", "event", "warc_store_failed", "err", err)
+			}
+			return
+		case <-t.C:
+			if err := a.PageFetcher.Roll(ctx, false); err != nil && ctx.Err() == nil {
+				a.log.Warn("store due WARC files", "event", "warc_store_failed", "err", err)
+			}
+		}
+	}
 }
 
 // Deps are the API's dependencies on this application; the caller adds
@@ -234,6 +302,8 @@ func (a *App) Deps() httpapi.Deps {
 		Review:     contract.NewReview(a.Seeds, a.Blobs, contract.Config{}),
 		SeedChecks: a.Seeds,
 		Items:      a.Items,
+		Pages:      a.Pages,
+		Ranges:     a.Blobs,
 		// A check asked for through the API runs on any working process;
 		// the job's worker is registered everywhere.
 		SeedCheckQueue: a.Queue,

@@ -59,7 +59,7 @@ func TestDependencyRule(t *testing.T) {
 	for _, imp := range imports[module+"/internal/sqlstore"] {
 		require.Equal(t, module, imp, "sqlstore imports only the root package")
 	}
-	services := []string{"/internal/research", "/internal/liveness", "/internal/contract", "/internal/orchestrate",
+	services := []string{"/internal/research", "/internal/liveness", "/internal/contract", "/internal/orchestrate", "/internal/pages",
 		"/internal/seedcheck", "/internal/harvest", "/internal/metasync", "/internal/dataset"}
 	for _, s := range services {
 		forbid(s, "/internal/sqlstore", "/internal/blobstore", "/internal/jobs", "/internal/httpapi", "/internal/app")

@@ -110,6 +110,7 @@ var echoPathSamples = map[string]string{
 	"domainId": "gov:sg:mom.gov.sg",
 	"id":       "999999", // a dead letter's job id
 	"keyId":    "999999", // not the test's own key
+	"itemId":   "999999", // no such item
 }
 
 // echoBodies are valid bodies of every route that takes one, by method

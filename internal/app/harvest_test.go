@@ -233,14 +233,15 @@ func runHarvest(tb testing.TB, db *sqlstore.DB, hw *harvestWeb, d, round time.Du
 func TestHarvestCoverage(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
-		// Three and a half simulated hours in 50 s of real time: the busiest
-		// feed shows a new article every 0.7 s, and its window of 10 every
-		// 7 s, which a loaded CI machine (-race, every core busy) keeps up
-		// with. On a clock 240 times fast, the pace's 5 min floor is under
-		// 1.3 s; a round comes every 200 ms.
-		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Speed: 240}
+		// Two and two-thirds simulated hours in 60 s of real time: the
+		// busiest feed shows a new article every 1.1 s, and its window of
+		// 10 every 11 s, which a loaded CI machine (-race, every core busy,
+		// the package's other tests beside it) keeps up with. On a clock
+		// 160 times fast, the pace's 5 min floor is under 2 s; a round
+		// comes every 200 ms.
+		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Speed: 160}
 		hw := newHarvestWeb(28, clock)
-		res := runHarvest(t, db, hw, 50*time.Second, 200*time.Millisecond,
+		res := runHarvest(t, db, hw, 60*time.Second, 200*time.Millisecond,
 			harvest.PaceConfig{Min: 300 * time.Millisecond, Max: 2 * time.Minute, Lag: 100 * time.Millisecond, First: time.Second})
 		s, followed := res.s, res.followed
 		t.Log(res)

@@ -25,6 +25,7 @@ import (
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
+	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/sqlstore"
@@ -47,6 +48,8 @@ type stack struct {
 	// items are the harvested items; itemFiles writes their files.
 	items     *sqlstore.ItemService
 	itemFiles *harvest.Flusher
+	// app is the application under the API (its page fetcher, say).
+	app *app.App
 }
 
 // stackOption changes how newStack wires the services.
@@ -61,7 +64,12 @@ type stackConfig struct {
 	collect    orchestrate.Fetcher // fetches for the orchestration's domain collector
 	metadata   *metadataOpts
 	harvest    *harvestOpts
+	pages      *pages.Config // fetch items' pages with the harvest's fetcher
 }
+
+// withPages fetches the pages of seeds with harvest.pages into WARC files
+// spooled under c.Dir (with the harvest's fetcher).
+func withPages(c pages.Config) stackOption { return func(s *stackConfig) { s.pages = &c } }
 
 // harvestOpts wires seed checks, and with them the harvest, through a
 // fetcher (the simulated web's client).
@@ -118,6 +126,9 @@ func newStack(t testing.TB, db *sqlstore.DB, opts ...stackOption) *stack {
 	}
 	if h := cfg.harvest; h != nil {
 		ac.SeedCheck, ac.SeedChecks, ac.SeedCheckInterval, ac.Items = h.fetch, h.checks, h.interval, h.items
+		if cfg.pages != nil {
+			ac.PageFetch, ac.Pages = h.fetch.(pages.Fetch), *cfg.pages
+		}
 	}
 	if m := cfg.metadata; m != nil {
 		if m.gitURL != "" {
@@ -129,7 +140,7 @@ func newStack(t testing.TB, db *sqlstore.DB, opts ...stackOption) *stack {
 	a, err := app.New(ac)
 	require.NoError(t, err)
 	s := &stack{db: db, blobs: blobs, batchSvc: a.Batches, datasets: a.Datasets, domains: a.Domains, research: a.Research,
-		liveness: a.Liveness, seeds: a.Seeds, queue: a.Queue, items: a.Items, itemFiles: a.ItemFiles}
+		liveness: a.Liveness, seeds: a.Seeds, queue: a.Queue, items: a.Items, itemFiles: a.ItemFiles, app: a}
 	if cfg.metadata != nil {
 		s.metadata = a.Metadata
 	}

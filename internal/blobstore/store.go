@@ -272,6 +272,22 @@ func (s *Store) NewReader(ctx context.Context, key string) (rc io.ReadCloser, si
 	return r, r.Size(), nil
 }
 
+// NewRangeReader opens length bytes of the object at key from offset (a
+// WARC record of a stored file); ENOTFOUND when it does not exist.
+func (s *Store) NewRangeReader(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	if err := validateKey(key); err != nil {
+		return nil, err
+	}
+	if offset < 0 || length <= 0 {
+		return nil, seedengine.Errorf(seedengine.EINVALID, "a range needs an offset of 0 or more and a length above 0")
+	}
+	r, err := s.bucket.NewRangeReader(ctx, key, offset, length, nil)
+	if err != nil {
+		return nil, mapErr("get", key, err)
+	}
+	return r, nil
+}
+
 // Attributes returns the attributes of the object at key; ENOTFOUND when it
 // does not exist.
 func (s *Store) Attributes(ctx context.Context, key string) (Attributes, error) {

@@ -139,6 +139,10 @@ type Deps struct {
 	SeedCheckQueue seedengine.SeedCheckEnqueuer
 	// Items reads the harvested items (nil: the item routes answer 503).
 	Items seedengine.ItemService
+	// Pages reads items' pages and WARC files; Ranges reads their records
+	// back (nil: the page routes answer 503).
+	Pages  seedengine.PageService
+	Ranges seedengine.ObjectRangeReader
 	// Objects reads seeds' contract evidence from the object store.
 	Objects seedengine.ObjectStore
 	// Console serves the operator console under /console/

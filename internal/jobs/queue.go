@@ -51,6 +51,12 @@ type Config struct {
 	// once in this process. Default 50.
 	SeedCheckWorkers int
 
+	// PageWorkers is how many page fetches (QueuePages) run at once in
+	// this process: politeness (one request per host at a time, the
+	// per-host delay) still holds for each host. Default 64; -1: this
+	// process works no page fetches (its queue is not served here).
+	PageWorkers int
+
 	// PollInterval is how often the queue looks for new jobs. On
 	// PostgreSQL riverdatabasesql cannot LISTEN for inserts, so this bounds
 	// the latency of a new job; on SQLite an insert also wakes the queue
@@ -116,6 +122,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SeedCheckWorkers == 0 {
 		c.SeedCheckWorkers = 50
+	}
+	if c.PageWorkers == 0 {
+		c.PageWorkers = 64
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond
@@ -227,6 +236,7 @@ type Queue struct {
 	alertHook      *AlertWebhook
 	drift          DriftFunc
 	itemFlusher    ItemFlusher
+	pageFetcher    PageFetcher
 	lastItemPrune  atomic.Int64 // unix ns of the last pruning of the dedupe window
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
@@ -272,6 +282,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	addWorker(q, workers, &seedAlertWorker{q: q})
 	addWorker(q, workers, &seedDriftWorker{q: q})
 	addWorker(q, workers, &itemFlushWorker{q: q})
+	addWorker(q, workers, &pageFetchWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,
@@ -293,6 +304,9 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		Workers:              workers,
 	}
 
+	if cfg.PageWorkers > 0 {
+		rcfg.Queues[QueuePages] = river.QueueConfig{MaxWorkers: cfg.PageWorkers}
+	}
 	if cfg.InsertOnly {
 		// No queues: River's client only inserts and queries.
 		rcfg.Queues = nil

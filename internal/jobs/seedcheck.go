@@ -216,6 +216,18 @@ func (q *Queue) followHealthTx(ctx context.Context, tx *sql.Tx, c seedengine.See
 	q.mu.RLock()
 	alerts, drift := q.alertHook != nil, q.drift != nil
 	q.mu.RUnlock()
+	if len(c.Pages) > 0 {
+		// The pages of the check's new items, fetched by any process
+		// that fetches pages.
+		params := make([]river.InsertManyParams, len(c.Pages))
+		for i, id := range c.Pages {
+			params[i] = river.InsertManyParams{Args: PageFetchArgs{ItemID: id}}
+		}
+		if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
+			return fmt.Errorf("queue the page fetches of %s: %w", c.SeedID, err)
+		}
+		c.Pages = nil // not part of what alerts and drift runs carry
+	}
 	if c.Alerting() && alerts {
 		if _, err := q.client.InsertTx(ctx, tx, SeedAlertArgs{Change: c}, nil); err != nil {
 			return fmt.Errorf("queue the alert of %s: %w", c.SeedID, err)

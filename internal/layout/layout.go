@@ -189,6 +189,27 @@ func ItemFileKey(p seedengine.Partition, n int) (string, error) {
 	return ItemsRoot + hivePath(p) + name + itemsExt, nil
 }
 
+// WARCRoot is where page retrieval's WARC files and their CDXJ indexes
+// live (internal/pages).
+const WARCRoot = "warc/"
+
+// WARCFileKey returns the key of a WARC file of partition p:
+// warc/country=…/category=…/date=…/{name}, name being
+// seedengine-{process}-{time}-{serial}.warc.gz. EINVALID for a name that
+// is not one.
+func WARCFileKey(p seedengine.Partition, name string) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	if !strings.HasPrefix(name, "seedengine-") || !strings.HasSuffix(name, ".warc.gz") || strings.ContainsAny(name, "/\\ ") || len(name) > 200 {
+		return "", seedengine.FieldErrorf("name", "a WARC file name is seedengine-{process}-{time}-{serial}.warc.gz")
+	}
+	return WARCRoot + hivePath(p) + name, nil
+}
+
+// WARCIndexKey is the key of the CDXJ index beside a WARC file's key.
+func WARCIndexKey(warcKey string) string { return strings.TrimSuffix(warcKey, ".warc.gz") + ".cdxj" }
+
 // ChunkName is seedengine.ChunkName, kept here beside the keys it names.
 func ChunkName(n int) (string, error) { return seedengine.ChunkName(n) }
 

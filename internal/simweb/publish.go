@@ -102,8 +102,94 @@ type Publisher struct {
 	// Publications are its entries; at least one.
 	Publications []Publication
 
+	// Pages serves each article's page at its ArticleURL (else those
+	// paths are 404), with the page cases Articles sets.
+	Pages bool
+	// Articles are the page cases, by article number.
+	Articles ArticleCases
+
 	phase float64 // where in the first gap the first article falls, from the host
 	once  sync.Once
+
+	smu    sync.Mutex
+	served map[int]int // article pages served, by number
+}
+
+// ArticleCases give some of a publisher's article pages what real sites
+// give some of theirs. Each is "every Nth article" (0: none), counted on
+// the article number i: i%N == R with R fixed per case.
+type ArticleCases struct {
+	// DisallowPrefix, when set, is a robots.txt Disallow rule for every
+	// agent (e.g. "/articles/1" forbids articles 1, 10–19, 100–199, …).
+	DisallowPrefix string
+	// DuplicateEvery: article i (i%N == 3) is the same page as article
+	// i-1, byte for byte, under its own URL.
+	DuplicateEvery int
+	// LargeEvery: article i (i%N == 7) is about LargeBytes long.
+	LargeEvery int
+	LargeBytes int
+	// SlowEvery: article i (i%N == 5) answers after SlowDelay.
+	SlowEvery int
+	SlowDelay time.Duration
+}
+
+// Duplicate reports whether article i is a copy of article i-1.
+func (a ArticleCases) Duplicate(i int) bool {
+	return a.DuplicateEvery > 0 && i%a.DuplicateEvery == 3 && i > 0
+}
+
+// Served is how many times article i's page was requested.
+func (p *Publisher) Served(i int) int {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	return p.served[i]
+}
+
+// ArticleBody is the HTML of article i's page (a duplicate's is its
+// original's).
+func (p *Publisher) ArticleBody(i int) string {
+	if p.Articles.Duplicate(i) {
+		i--
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Story %d</title>`+
+		`<link rel="canonical" href="%s"></head><body><article><h1>Story %d</h1><p class="byline">%s</p>`,
+		i, p.ArticleURL(i), i, p.Host)
+	paragraphs := 8
+	if c := p.Articles; c.LargeEvery > 0 && i%c.LargeEvery == 7 {
+		paragraphs = max(c.LargeBytes/120, 8)
+	}
+	for k := range paragraphs {
+		fmt.Fprintf(&b, "<p>Paragraph %d of story %d on %s: the simulated web's words, the same on every request.</p>\n", k, i, p.Host)
+	}
+	b.WriteString(`</article></body></html>`)
+	return b.String()
+}
+
+// article serves article pages: /articles/{i}/story-{i}.
+func (p *Publisher) article(r *http.Request, now time.Time) (Page, bool) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/articles/")
+	if !ok {
+		return Page{}, false
+	}
+	num, slug, ok := strings.Cut(rest, "/")
+	i, err := strconv.Atoi(num)
+	if !ok || err != nil || slug != "story-"+num || i < 0 || i >= p.Count(now) {
+		return Page{}, false
+	}
+	p.smu.Lock()
+	if p.served == nil {
+		p.served = map[int]int{}
+	}
+	p.served[i]++
+	p.smu.Unlock()
+	if c := p.Articles; c.SlowEvery > 0 && i%c.SlowEvery == 5 {
+		select {
+		case <-time.After(c.SlowDelay):
+		case <-r.Context().Done():
+		}
+	}
+	return Page{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(p.ArticleBody(i))}, true
 }
 
 func (p *Publisher) init() {
@@ -154,14 +240,22 @@ func (p *Publisher) Published(t time.Time) []string {
 // their paths, against the real clock.
 func (p *Publisher) Site() Site {
 	p.init()
-	return Site{Host: p.Host, Layout: LayoutStatic, Dynamic: func(r *http.Request) (Page, bool) {
+	s := Site{Host: p.Host, Layout: LayoutStatic, Dynamic: func(r *http.Request) (Page, bool) {
 		for _, pub := range p.Publications {
 			if r.URL.Path == pub.Path {
 				return p.serve(r, pub, p.Clock.Now(time.Now())), true
 			}
 		}
+		if p.Pages {
+			return p.article(r, p.Clock.Now(time.Now()))
+		}
 		return Page{}, false
 	}}
+	if d := p.Articles.DisallowPrefix; d != "" {
+		robots := "User-agent: *\nDisallow: " + d + "\n"
+		s.Robots = &robots
+	}
+	return s
 }
 
 // window returns the article numbers pub shows at simulated time t,

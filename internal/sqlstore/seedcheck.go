@@ -105,6 +105,10 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		if err := s.insertItems(ctx, tx, fresh); err != nil {
 			return err
 		}
+		pages, err := s.queuePages(ctx, tx, c.SeedID, fresh, c.CheckedAt)
+		if err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
 				success_rate_7d, median_items_per_day, next_check_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -118,7 +122,7 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			return err
 		}
 		return inTx(ctx, tx, seedengine.SeedHealthChange{SeedID: c.SeedID, From: prev.State, To: h.State,
-			Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo})
+			Reason: h.Reason, At: c.CheckedAt, CheckID: c.ID, MovedTo: c.MovedTo, Pages: pages})
 	})
 	if err != nil {
 		return seedengine.SeedHealth{}, seedengine.SeedHealth{}, fmt.Errorf("record seed check: %w", err)

@@ -1,0 +1,210 @@
+package app_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/harvest"
+	"github.com/seedengine/seedengine/internal/pages"
+	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+	"github.com/seedengine/seedengine/internal/warc"
+	"github.com/seedengine/seedengine/internal/warc/warciotest"
+)
+
+// Pages of the seeds with harvest.pages, on a simulated web whose
+// article pages have robots rules (some disallowed), duplicates under two
+// URLs, large and slow ones: every page is fetched and stored but the
+// disallowed ones, which are never requested; a duplicate's record is a
+// revisit; every WARC file is read back by warcio, with every digest
+// right; every CDXJ line opens the record it names; every item's page is
+// served back from its record; a seed without harvest.pages gets none.
+//
+// Not parallel: it runs before the package's parallel tests, so that its
+// fetching does not share the machine with TestHarvestCoverage's clock.
+func TestPagesToWARC(t *testing.T) {
+	warcio := warciotest.Dir(t)
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC), Speed: 240}
+		cases := simweb.ArticleCases{DisallowPrefix: "/articles/1", DuplicateEvery: 10, LargeEvery: 25, LargeBytes: 300 << 10,
+			SlowEvery: 20, SlowDelay: 300 * time.Millisecond}
+		var pubs []*simweb.Publisher
+		var sites []simweb.Site
+		for i, perDay := range []float64{4000, 2000, 500} {
+			p := &simweb.Publisher{Host: fmt.Sprintf("paper%d-daily.com.sg", i), PerDay: perDay, Clock: clock, Pages: true, Articles: cases,
+				Publications: []simweb.Publication{{Path: "/feed", Format: simweb.PubRSS, Window: 20}}}
+			pubs = append(pubs, p)
+			sites = append(sites, p.Site())
+		}
+		_, client := simwebtest.Client(t, sites, 5*time.Second)
+		spool := t.TempDir()
+		s := newStack(t, db, withQueue(), withHarvest(harvestOpts{fetch: client, interval: 200 * time.Millisecond,
+			checks: seedcheck.Config{Pace: harvest.PaceConfig{Min: 300 * time.Millisecond, Max: time.Minute, Lag: 100 * time.Millisecond, First: time.Second}}}),
+			withPages(pages.Config{Dir: spool, Process: "test", MaxFileBytes: 2 << 20, MaxFileAge: time.Hour}))
+
+		// Two seeds fetch pages, the third only records its items.
+		for i, p := range pubs {
+			body := map[string]any{"domain_id": "media:sg:" + p.Host, "category": "news",
+				"fetch": map[string]any{"type": "rss", "entry_url": "https://" + p.Host + "/feed"}}
+			if i < 2 {
+				body["harvest"] = map[string]any{"pages": true}
+			}
+			r := s.post(t, "/api/v1/seeds", body)
+			require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+			r = s.post(t, "/api/v1/seeds/promote", map[string]any{"seedId": "media:sg:" + p.Host + "::news"})
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		}
+		clock.StartNow()
+		time.Sleep(15 * time.Second)
+		clock.Stop()
+
+		// Every page queued is fetched, skipped or failed; then the open
+		// files are stored.
+		require.Eventually(t, func() bool {
+			st, err := s.app.Pages.PageStats(t.Context())
+			require.NoError(t, err)
+			return st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched]+st.ByState[seedengine.PageStored] > 0
+		}, 2*time.Minute, 200*time.Millisecond, "every page fetched")
+		require.NoError(t, s.app.PageFetcher.Close(t.Context()))
+
+		items, _ := followItems(t, s, 0)
+		byHost := map[string]int{}
+		revisit := map[string]map[int]bool{} // host → article → its record is a revisit
+		stored, skipped, revisits := 0, 0, 0
+		for _, it := range items {
+			host := strings.TrimPrefix(strings.TrimSuffix(it.DomainID, ""), "media:sg:")
+			byHost[host]++
+			var p seedengine.Page
+			r := s.get(t, "/api/v1/items/"+strconv.FormatInt(it.ID, 10)+"/page", &p)
+			if host == pubs[2].Host {
+				require.Equal(t, http.StatusNotFound, r.StatusCode, "a seed without harvest.pages has no pages")
+				continue
+			}
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+			n := articleNumber(t, it.URL)
+			pub := pubs[0]
+			if host == pubs[1].Host {
+				pub = pubs[1]
+			}
+			if strings.HasPrefix(strconv.Itoa(n), "1") {
+				require.Equal(t, seedengine.PageSkipped, p.State, "article %d is disallowed", n)
+				require.Equal(t, "robots_disallowed", p.Reason)
+				require.Zero(t, pub.Served(n), "a disallowed page is never requested")
+				skipped++
+				continue
+			}
+			require.Equal(t, seedengine.PageStored, p.State, "article %d: %+v", n, p)
+			require.Equal(t, http.StatusOK, p.Status)
+			require.True(t, strings.HasPrefix(p.WARCFile, "warc/country=sg/category=news/date=2026-"), p.WARCFile)
+			if revisit[host] == nil {
+				revisit[host] = map[int]bool{}
+			}
+			revisit[host][n] = p.Revisit
+			if p.Revisit {
+				require.True(t, cases.Duplicate(n) || cases.Duplicate(n+1), "article %d is a revisit, and no copy", n)
+				revisits++
+			}
+			stored++
+			// The page back from its record.
+			cr := s.do(t, request{Path: "/api/v1/items/" + strconv.FormatInt(it.ID, 10) + "/page/content"})
+			require.Equal(t, http.StatusOK, cr.StatusCode, string(cr.Body))
+			require.Equal(t, pub.ArticleBody(n), string(cr.Body), "article %d served back from its WARC record", n)
+			require.Equal(t, "text/html; charset=utf-8", cr.Header.Get("Content-Type"))
+		}
+		t.Logf("items %v; pages stored %d (revisits %d), skipped %d", byHost, stored, revisits, skipped)
+		// Of an article and its copy, both stored, one is a revisit of the
+		// other (whichever was fetched second).
+		for host, arts := range revisit {
+			for n, rv := range arts {
+				if orig, ok := arts[n-1]; ok && cases.Duplicate(n) {
+					require.True(t, rv != orig, "%s: articles %d and %d, the same page: one revisits the other", host, n-1, n)
+				}
+			}
+		}
+		require.Positive(t, skipped)
+		require.Positive(t, revisits)
+		require.Greater(t, stored, 30)
+
+		// Every file: warcio reads it, each CDXJ line opens its record.
+		var files struct {
+			Items []seedengine.WARCFile `json:"items"`
+			Total int                   `json:"total"`
+		}
+		date := time.Now().UTC().Format(seedengine.DateLayout)
+		r := s.get(t, "/api/v1/items/sg/news/"+date+"/warc", &files)
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		require.NotEmpty(t, files.Items)
+		records := 0
+		for _, f := range files.Items {
+			rc, _, err := s.blobs.NewReader(t.Context(), f.Key)
+			require.NoError(t, err)
+			body, err := io.ReadAll(rc)
+			rc.Close()
+			require.NoError(t, err)
+			require.EqualValues(t, len(body), f.Bytes)
+			path := filepath.Join(t.TempDir(), f.Name)
+			require.NoError(t, os.WriteFile(path, body, 0o644))
+			rep := warciotest.Verify(t, warcio, path, f.Name)
+			kinds := map[string]int{}
+			for _, rec := range rep.Records {
+				kinds[rec.Type]++
+			}
+			require.Equal(t, 1, kinds["warcinfo"], f.Name)
+			require.Equal(t, kinds["request"], kinds["response"]+kinds["revisit"], f.Name)
+
+			rc, _, err = s.blobs.NewReader(t.Context(), f.IndexKey)
+			require.NoError(t, err)
+			index, err := io.ReadAll(rc)
+			rc.Close()
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(index)), "\n")
+			require.Len(t, lines, f.Records, f.Name)
+			for _, line := range lines {
+				var off, length int64
+				var uri string
+				_, err := fmt.Sscanf(line[strings.Index(line, `"offset": "`)+len(`"offset": "`):], "%d", &off)
+				require.NoError(t, err)
+				_, err = fmt.Sscanf(line[strings.Index(line, `"length": "`)+len(`"length": "`):], "%d", &length)
+				require.NoError(t, err)
+				uri = line[strings.Index(line, `"url": "`)+len(`"url": "`):]
+				uri = uri[:strings.IndexByte(uri, '"')]
+				rec, err := warc.ReadRecord(bytes.NewReader(body), off, length)
+				require.NoError(t, err, line)
+				require.Equal(t, uri, rec.Header.Get("WARC-Target-URI"), line)
+				records++
+			}
+		}
+		require.Equal(t, stored, records, "one response or revisit record per stored page")
+		st, err := s.app.Pages.PageStats(t.Context())
+		require.NoError(t, err)
+		require.Equal(t, len(files.Items), st.Files)
+		entries, err := os.ReadDir(spool)
+		require.NoError(t, err)
+		for _, e := range entries {
+			require.True(t, e.IsDir(), "no spool file is left: %s", e.Name())
+		}
+	})
+}
+
+// articleNumber reads i of https://host/articles/{i}/story-{i}.
+func articleNumber(t *testing.T, raw string) int {
+	t.Helper()
+	rest := raw[strings.Index(raw, "/articles/")+len("/articles/"):]
+	n, err := strconv.Atoi(rest[:strings.IndexByte(rest, '/')])
+	require.NoError(t, err, raw)
+	return n
+}

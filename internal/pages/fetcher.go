@@ -1,0 +1,355 @@
+package pages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/robots"
+	"github.com/seedengine/seedengine/internal/warc"
+)
+
+// Store is what the fetcher keeps in SQL (sqlstore.PageService).
+type Store interface {
+	FindPage(ctx context.Context, itemID int64) (*seedengine.Page, error)
+	FindPageDigest(ctx context.Context, digest string) (seedengine.PageDigest, bool, error)
+	MarkPageFetched(ctx context.Context, p *seedengine.Page) (bool, error)
+	MarkPageDone(ctx context.Context, itemID int64, state seedengine.PageState, status int, reason string, at time.Time) error
+	StoreWARCFile(ctx context.Context, f seedengine.WARCFile, spool string, digests []seedengine.PageDigest) (int, error)
+	SpoolExtent(ctx context.Context, spool string) (int, int64, error)
+}
+
+// Objects is where stored files go (blobstore.Store).
+type Objects interface {
+	Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error)
+}
+
+// Fetch is the part of fetch.Client the fetcher uses.
+type Fetch interface {
+	Do(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+}
+
+// Config sets the fetcher's limits.
+type Config struct {
+	// Dir is the spool directory (local disk); required.
+	Dir string
+	// Process names this process in its files' names (a host name, a
+	// pod); default the host name.
+	Process string
+	// MaxFileBytes rolls a spool file once it is this big; default 1 GiB.
+	MaxFileBytes int64
+	// MaxFileAge rolls a spool file this long after its first record;
+	// default 10 min.
+	MaxFileAge time.Duration
+	// Agent is the robots.txt product token; default "seedengine".
+	Agent string
+	// UserAgent is what the fetcher's client sends (fetch.Client's
+	// UserAgent), for the request records; default Agent.
+	UserAgent string
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Process == "" {
+		c.Process, _ = os.Hostname()
+	}
+	c.Process = safeName(c.Process)
+	if c.MaxFileBytes <= 0 {
+		c.MaxFileBytes = 1 << 30
+	}
+	if c.MaxFileAge <= 0 {
+		c.MaxFileAge = 10 * time.Minute
+	}
+	if c.Agent == "" {
+		c.Agent = "seedengine"
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = c.Agent
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// safeName keeps what may stand in a file name: letters, digits, - and _.
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "process"
+	}
+	return seedengine.Truncate(b.String(), 60)
+}
+
+// Fetcher fetches pages into spool files and stores the files.
+type Fetcher struct {
+	cfg     Config
+	store   Store
+	objects Objects
+	fetch   Fetch
+
+	mu     sync.Mutex
+	open   map[seedengine.Partition]*spool
+	serial int
+	robots map[string]cachedRobots
+	// spooled are the payloads of the responses this process wrote that
+	// are not stored yet: a page with one of them is a revisit.
+	spooled map[string]seedengine.PageDigest
+}
+
+type cachedRobots struct {
+	group  *robots.Group
+	status robots.Status
+	at     time.Time
+}
+
+// robotsTTL is how long a host's robots.txt is used before it is read
+// again (RFC 9309 §2.4's longest cache time).
+const robotsTTL = 24 * time.Hour
+
+// New returns a Fetcher; call Recover before the first fetch and Close
+// at the end.
+func New(cfg Config, store Store, objects Objects, f Fetch) (*Fetcher, error) {
+	cfg = cfg.withDefaults()
+	if cfg.Dir == "" {
+		return nil, errors.New("pages: a spool directory is required")
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pages: spool directory: %w", err)
+	}
+	return &Fetcher{cfg: cfg, store: store, objects: objects, fetch: f, open: map[seedengine.Partition]*spool{}, robots: map[string]cachedRobots{},
+		spooled: map[string]seedengine.PageDigest{}}, nil
+}
+
+// FetchPage fetches an item's page into its partition's spool file and
+// marks it fetched; a page robots.txt disallows is marked skipped, one
+// that cannot be fetched failed. A page no longer queued (a job run
+// twice) is left alone. An error is worth a retry: robots.txt
+// unreachable (RFC 9309: disallow everything for now), a stop.
+func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
+	p, err := f.store.FindPage(ctx, itemID)
+	if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if p.State != seedengine.PageQueued {
+		return nil
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, "bad_url", f.cfg.Now())
+	}
+	allowed, err := f.allowed(ctx, u)
+	if err != nil {
+		return err
+	}
+	if !allowed {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageSkipped, 0, "robots_disallowed", f.cfg.Now())
+	}
+	start := f.cfg.Now().UTC()
+	// Every redirect hop is held to robots.txt too.
+	admit := func(hop *url.URL) error {
+		ok, err := f.allowed(ctx, hop)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errDisallowed
+		}
+		return nil
+	}
+	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, Admit: admit})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, errDisallowed) {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageSkipped, 0, "robots_disallowed", f.cfg.Now())
+	}
+	if err != nil {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, fetch.Reason(err), f.cfg.Now())
+	}
+	if resp.Truncated {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "too_large", f.cfg.Now())
+	}
+	target := resp.FinalURL
+	if target == "" {
+		target = p.URL
+	}
+	c := warc.Capture{TargetURI: target, IP: hostOf(resp.RemoteAddr), Date: start,
+		Request: requestBytes(target, f.cfg.UserAgent), Response: responseBytes(resp)}
+	digest, err := warc.PayloadDigest(c.Response)
+	if err != nil {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unreadable_response", f.cfg.Now())
+	}
+	orig, err := f.stored(ctx, digest)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	if d, ok := f.spooled[digest]; ok && orig == nil {
+		// Written by this process, not stored yet: the check and the
+		// write share the lock, so of two pages with one payload the
+		// second is always the revisit.
+		orig = &warc.Revisit{RecordID: d.RecordID, TargetURI: d.TargetURI, Date: d.Date, PayloadDigest: digest}
+	}
+	sp, err := f.spoolFor(p.Partition)
+	if err != nil {
+		f.mu.Unlock()
+		return err
+	}
+	rec, err := sp.w.Write(c, orig)
+	if err == nil {
+		_, err = io.WriteString(sp.index, warc.CDXJLine(rec, sp.name)+"\n")
+	}
+	if err != nil {
+		// The file may end in part of a record: store what it holds
+		// and start another.
+		delete(f.open, p.Partition)
+		f.mu.Unlock()
+		_ = f.closeAndStore(context.WithoutCancel(ctx), sp)
+		return fmt.Errorf("write page %d: %w", itemID, err)
+	}
+	sp.records++
+	if orig != nil {
+		sp.revisit++
+	} else {
+		d := seedengine.PageDigest{PayloadDigest: rec.PayloadDigest, TargetURI: rec.TargetURI, Date: rec.Date, RecordID: rec.RecordID}
+		sp.digests = append(sp.digests, d)
+		f.spooled[d.PayloadDigest] = d
+	}
+	full := sp.w.Size() >= f.cfg.MaxFileBytes
+	if full {
+		delete(f.open, p.Partition)
+	}
+	f.mu.Unlock()
+
+	fetched := f.cfg.Now().UTC()
+	p.Status, p.MIME, p.PayloadDigest, p.Revisit = rec.Status, rec.MIME, rec.PayloadDigest, orig != nil
+	p.Spool, p.SpoolOffset, p.SpoolLength, p.FetchedAt = sp.name, rec.Offset, rec.Length, &fetched
+	if _, err := f.store.MarkPageFetched(ctx, p); err != nil {
+		return err
+	}
+	if full {
+		return f.closeAndStore(ctx, sp)
+	}
+	return nil
+}
+
+var errDisallowed = errors.New("robots.txt disallows it")
+
+// stored is the stored response whose payload a page repeats, nil when
+// none.
+func (f *Fetcher) stored(ctx context.Context, digest string) (*warc.Revisit, error) {
+	d, ok, err := f.store.FindPageDigest(ctx, digest)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &warc.Revisit{RecordID: d.RecordID, TargetURI: d.TargetURI, Date: d.Date, PayloadDigest: digest}, nil
+}
+
+// allowed reads u's host's robots.txt (cached a day) and judges u by our
+// group. An unreachable robots.txt (5xx, 429, no answer) is an error: the
+// fetch waits and tries again.
+func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
+	key := u.Scheme + "://" + strings.ToLower(u.Host)
+	now := f.cfg.Now()
+	f.mu.Lock()
+	r, ok := f.robots[key]
+	f.mu.Unlock()
+	if !ok || now.Sub(r.at) >= robotsTTL {
+		rt := fetch.FetchRobots(ctx, f.fetch.Do, u.Host, nil)
+		r = cachedRobots{status: rt.Status, at: now}
+		if rt.Rules != nil {
+			r.group = rt.Rules.Group(f.cfg.Agent)
+		}
+		if r.status != robots.StatusUnreachable {
+			f.mu.Lock()
+			if len(f.robots) >= maxRobots {
+				clear(f.robots)
+			}
+			f.robots[key] = r
+			f.mu.Unlock()
+		}
+	}
+	if r.status == robots.StatusUnreachable {
+		return false, fmt.Errorf("robots.txt of %s is unreachable: try later", u.Host)
+	}
+	return r.group == nil || r.group.Allowed(robots.PathQuery(u.String())), nil
+}
+
+// maxRobots bounds the robots.txt cache.
+const maxRobots = 50_000
+
+// hostOf is the address part of host:port.
+func hostOf(addr string) string {
+	if i := strings.LastIndexByte(addr, ':'); i > 0 && !strings.HasSuffix(addr, "]") {
+		return strings.Trim(addr[:i], "[]")
+	}
+	return strings.Trim(addr, "[]")
+}
+
+// requestBytes is the request the fetcher sent for u, as an archive
+// keeps it: a GET with our User-Agent.
+func requestBytes(raw, userAgent string) []byte {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.8\r\nAccept-Encoding: gzip\r\n\r\n",
+		u.RequestURI(), u.Host, userAgent)
+	return b.Bytes()
+}
+
+// responseBytes is the response as the archive keeps it: the status line,
+// the header fields as received except those of the transfer (the body is
+// kept decoded, so Content-Encoding and Transfer-Encoding go and
+// Content-Length is the body's), a blank line and the body.
+func responseBytes(r *fetch.Response) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", r.Status, http.StatusText(r.Status))
+	names := make([]string, 0, len(r.Header))
+	for k := range r.Header {
+		switch http.CanonicalHeaderKey(k) {
+		case "Content-Encoding", "Transfer-Encoding", "Content-Length", "Connection":
+			continue
+		}
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		for _, v := range r.Header[k] {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, strings.NewReplacer("\r", " ", "\n", " ").Replace(v))
+		}
+	}
+	fmt.Fprintf(&b, "Content-Length: %s\r\n\r\n", strconv.Itoa(len(r.Body)))
+	b.Write(r.Body)
+	return b.Bytes()
+}

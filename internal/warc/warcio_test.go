@@ -1,0 +1,169 @@
+package warc
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// warcioDir is where package.json's pinned warcio is installed:
+// $SEEDENGINE_WARCIO_DIR (.ci/run sets it). Without it, or without node,
+// the test skips, and under CI=true fails.
+func warcioDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("SEEDENGINE_WARCIO_DIR")
+	_, nodeErr := exec.LookPath("node")
+	if dir != "" && nodeErr == nil {
+		return dir
+	}
+	msg := "SEEDENGINE_WARCIO_DIR is not set"
+	if nodeErr != nil {
+		msg = "node is not installed"
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s: .ci/run installs warcio and sets it", msg)
+	}
+	t.Skipf("%s; .ci/run installs warcio (or: copy testdata/warcio/package*.json to a directory outside the repository, "+
+		"npm ci --ignore-scripts there, and set SEEDENGINE_WARCIO_DIR to it)", msg)
+	return ""
+}
+
+type warcioReport struct {
+	Records []struct {
+		Type            string   `json:"type"`
+		URI             *string  `json:"uri"`
+		ID              string   `json:"id"`
+		ConcurrentTo    []string `json:"concurrentTo"`
+		RefersTo        *string  `json:"refersTo"`
+		Offset          int64    `json:"offset"`
+		Length          int64    `json:"length"`
+		BlockDigestOK   bool     `json:"blockDigestOK"`
+		PayloadDigestOK *bool    `json:"payloadDigestOK"`
+		PayloadDigest   *string  `json:"payloadDigest"`
+		Status          *int     `json:"status"`
+	} `json:"records"`
+	CDX    []map[string]any `json:"cdx"`
+	Errors []string         `json:"errors"`
+}
+
+// runWarcio runs testdata/warcio/verify.mjs on file; its exit status is
+// 1 when a digest does not match.
+func runWarcio(t *testing.T, dir string, file []byte) (warcioReport, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "sample.warc.gz")
+	require.NoError(t, os.WriteFile(path, file, 0o644))
+	cmd := exec.Command("node", filepath.Join("testdata", "warcio", "verify.mjs"), dir, path, "sample.warc.gz")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, runErr := cmd.Output()
+	var rep warcioReport
+	require.NoError(t, json.Unmarshal(out, &rep), "verify.mjs printed %q; stderr %s", out, stderr.String())
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		t.Fatalf("verify.mjs: %v; stderr %s", runErr, stderr.String())
+	}
+	return rep, runErr
+}
+
+// TestWarcioReadsOurFiles has Webrecorder's warcio, an independent
+// reader, parse a file we wrote: it must find every record at the offset
+// and length we index, with the links between them, and the block and
+// payload digests it computes must match ours; its own CDX indexer must
+// give the lines CDXJLine gives.
+func TestWarcioReadsOurFiles(t *testing.T) {
+	t.Parallel()
+	dir := warcioDir(t)
+	s := writeSample(t)
+	rep, err := runWarcio(t, dir, s.file)
+	require.NoError(t, err, "errors: %v", rep.Errors)
+	require.Empty(t, rep.Errors)
+
+	ms := members(t, s.file)
+	require.Len(t, rep.Records, len(ms))
+	ids := map[string]string{}
+	for i, r := range rep.Records {
+		require.Equal(t, ms[i], member{r.Offset, r.Length}, "record %d (%s)", i, r.Type)
+		require.True(t, r.BlockDigestOK, "record %d", i)
+		if r.Type == "request" || r.Type == "response" {
+			require.NotNil(t, r.PayloadDigestOK, "record %d", i)
+			require.True(t, *r.PayloadDigestOK, "record %d", i)
+		}
+		ids[r.ID] = r.Type
+	}
+	for _, r := range rep.Records {
+		for _, c := range r.ConcurrentTo {
+			require.Contains(t, ids, c, "WARC-Concurrent-To of %s names a record in the file", r.ID)
+		}
+	}
+
+	byOffset := map[int64]int{}
+	for i, r := range rep.Records {
+		byOffset[r.Offset] = i
+	}
+	for i, rec := range s.records {
+		r := rep.Records[byOffset[rec.Offset]]
+		require.Equal(t, rec.Type, r.Type)
+		require.Equal(t, rec.RecordID, r.ID)
+		require.Equal(t, rec.TargetURI, *r.URI)
+		require.NotNil(t, r.Status)
+		require.Equal(t, rec.Status, *r.Status)
+		if rec.Type == "revisit" {
+			require.Equal(t, s.records[0].RecordID, *r.RefersTo)
+			require.Equal(t, s.records[0].PayloadDigest, *r.PayloadDigest)
+		}
+		if i < 2 {
+			require.Len(t, r.ConcurrentTo, 1)
+			require.Equal(t, "request", ids[r.ConcurrentTo[0]])
+		}
+	}
+
+	// warcio's CDX indexer and ours agree, field for field. (warcio's
+	// SURT is simpler than pywb's, so the sample's URLs are ones both
+	// canonicalise alike.)
+	require.Len(t, rep.CDX, len(s.records))
+	for i, rec := range s.records {
+		line := CDXJLine(rec, "sample.warc.gz")
+		key, rest, _ := strings.Cut(line, " ")
+		ts, js, _ := strings.Cut(rest, " ")
+		var ours map[string]any
+		require.NoError(t, json.Unmarshal([]byte(js), &ours))
+		theirs := map[string]any{}
+		for k, v := range rep.CDX[i] {
+			if f, ok := v.(float64); ok { // warcio gives numbers, pywb strings
+				v = strconv.FormatFloat(f, 'f', -1, 64)
+			}
+			theirs[k] = v
+		}
+		require.Equal(t, theirs["urlkey"], key)
+		require.Equal(t, theirs["timestamp"], ts)
+		delete(theirs, "urlkey")
+		delete(theirs, "timestamp")
+		require.Equal(t, theirs, ours, "cdx line %d", i)
+	}
+}
+
+// TestWarcioCatchesCorruption checks that the warcio check can fail: one
+// byte of a stored page changed (its gzip member recompressed, so the
+// file still reads) must show as block and payload digest mismatches.
+func TestWarcioCatchesCorruption(t *testing.T) {
+	t.Parallel()
+	dir := warcioDir(t)
+	s := writeSample(t)
+	rec := s.records[1]
+	bad := corruptPayload(t, s.file, rec.Offset, rec.Length)
+
+	rep, err := runWarcio(t, dir, bad)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit)
+	require.Equal(t, 1, exit.ExitCode())
+	require.Len(t, rep.Errors, 2, "%v", rep.Errors)
+	require.Contains(t, rep.Errors[0], "block digest mismatch in "+rec.RecordID)
+	require.Contains(t, rep.Errors[1], "payload digest mismatch in "+rec.RecordID)
+}

@@ -1,0 +1,337 @@
+package warc
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+// Capture is one HTTP exchange to archive.
+type Capture struct {
+	TargetURI string    // the URL fetched
+	IP        string    // the server's address; may be empty
+	Date      time.Time // when the response began
+	// Request is the HTTP request as sent: request line, header fields,
+	// blank line and body. Empty writes no request record.
+	Request []byte
+	// Response is the HTTP response as received: status line, header
+	// fields, blank line and body, the body decoded of any
+	// Transfer-Encoding (and that header dropped) but with its
+	// Content-Encoding as sent. See ParseResponse.
+	Response []byte
+}
+
+// Revisit names the earlier response whose payload a capture repeats.
+// Record.Revisit gives it for a response this package wrote.
+type Revisit struct {
+	RecordID      string // "<urn:uuid:…>"
+	TargetURI     string
+	Date          time.Time
+	PayloadDigest string // "sha1:…"
+}
+
+// Record says where a capture's response or revisit record landed, and
+// what a CDX index says of it.
+type Record struct {
+	Type          string // "response" or "revisit"
+	RecordID      string // "<urn:uuid:…>"
+	TargetURI     string
+	Date          time.Time
+	Offset        int64 // of the record's gzip member in the file
+	Length        int64 // of that gzip member
+	PayloadDigest string
+	Status        int
+	MIME          string // the response's media type, also for a revisit
+}
+
+// Revisit names r as the original of a later revisit. Call it on a
+// response: a revisit should refer to the record that holds the payload,
+// not to another revisit.
+func (r Record) Revisit() Revisit {
+	return Revisit{RecordID: r.RecordID, TargetURI: r.TargetURI, Date: r.Date, PayloadDigest: r.PayloadDigest}
+}
+
+// Writer appends WARC/1.1 records to a .warc.gz stream, each record its
+// own gzip member so that a reader can start at any record's offset. It
+// is safe for concurrent use; records are compressed outside its lock.
+//
+// After a failed write to the underlying writer every call returns that
+// error: the stream may end in part of a record, and the file should be
+// closed and a new one started.
+type Writer struct {
+	warcinfoID string
+
+	mu   sync.Mutex
+	w    io.Writer
+	size int64
+	err  error
+}
+
+// NewWriter writes a warcinfo record to w and returns a Writer for the
+// records after it. filename is the WARC-Filename (the name the file will
+// be served and indexed under); info holds the warcinfo fields (software,
+// hostname, operator, …), written in name order. format and conformsTo
+// default to WARC 1.1's.
+func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, error) {
+	if filename == "" || strings.ContainsAny(filename, "\r\n") {
+		return nil, fmt.Errorf("warc writer: bad filename %q", filename)
+	}
+	fields := map[string]string{
+		"format":     "WARC File Format 1.1",
+		"conformsTo": "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/",
+	}
+	for k, v := range info {
+		if k == "" || strings.ContainsAny(k, ":\r\n \t") || strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("warc writer: bad warcinfo field %q", k)
+		}
+		fields[k] = v
+	}
+	var block bytes.Buffer
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		fmt.Fprintf(&block, "%s: %s\r\n", k, fields[k])
+	}
+
+	ww := &Writer{w: w, warcinfoID: newRecordID()}
+	member, err := buildMember("warcinfo", []field{
+		{"WARC-Record-ID", ww.warcinfoID},
+		{"WARC-Date", formatDate(time.Now())},
+		{"WARC-Filename", filename},
+		{"Content-Type", "application/warc-fields"},
+	}, block.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("warc writer: warcinfo: %w", err)
+	}
+	if _, err := ww.append(member); err != nil {
+		return nil, fmt.Errorf("warc writer: warcinfo: %w", err)
+	}
+	return ww, nil
+}
+
+// Write appends c's request record (when c.Request is set) and its
+// response record, each pointing at the other with WARC-Concurrent-To.
+// With revisitOf set it writes a revisit record instead of the response,
+// with the identical-payload-digest profile: the revisit holds the
+// response's status line and header fields only, and c's body must have
+// revisitOf's payload digest (else ErrDigestMismatch).
+func (w *Writer) Write(c Capture, revisitOf *Revisit) (Record, error) {
+	rec, members, err := w.build(c, revisitOf)
+	if err != nil {
+		return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i, m := range members {
+		off, err := w.appendLocked(m)
+		if err != nil {
+			return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
+		}
+		if i == len(members)-1 {
+			rec.Offset, rec.Length = off, int64(len(m))
+		}
+	}
+	return rec, nil
+}
+
+// Size is the number of bytes written so far, the warcinfo record
+// included: the offset the next record will have.
+func (w *Writer) Size() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.size
+}
+
+// build makes the gzip members for c, the response (or revisit) last.
+func (w *Writer) build(c Capture, revisitOf *Revisit) (Record, [][]byte, error) {
+	if err := checkFieldValue("target URI", c.TargetURI); err != nil || c.TargetURI == "" {
+		return Record{}, nil, fmt.Errorf("bad target URI %q", truncate(c.TargetURI))
+	}
+	if c.Date.IsZero() {
+		return Record{}, nil, errors.New("capture has no date")
+	}
+	if c.IP != "" && net.ParseIP(c.IP) == nil {
+		return Record{}, nil, fmt.Errorf("bad IP address %q", truncate(c.IP))
+	}
+	resp, err := ParseResponse(c.Response)
+	if err != nil {
+		return Record{}, nil, err
+	}
+	rec := Record{
+		Type:          "response",
+		RecordID:      newRecordID(),
+		TargetURI:     c.TargetURI,
+		Date:          c.Date,
+		PayloadDigest: digestOf(resp.Body),
+		Status:        resp.Status,
+		MIME:          resp.MIME(),
+	}
+	date := formatDate(c.Date)
+
+	var members [][]byte
+	var reqID string
+	if len(c.Request) > 0 {
+		end := bytes.Index(c.Request, []byte("\r\n\r\n"))
+		if end < 0 {
+			return Record{}, nil, errors.New("http request: no blank line ends the header block")
+		}
+		reqID = newRecordID()
+		m, err := buildMember("request", []field{
+			{"WARC-Record-ID", reqID},
+			{"WARC-Date", date},
+			{"WARC-Target-URI", c.TargetURI},
+			{"WARC-Warcinfo-ID", w.warcinfoID},
+			{"WARC-Concurrent-To", rec.RecordID},
+			{"Content-Type", "application/http; msgtype=request"},
+			{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
+		}, c.Request)
+		if err != nil {
+			return Record{}, nil, fmt.Errorf("request record: %w", err)
+		}
+		members = append(members, m)
+	}
+
+	block := c.Response
+	fields := []field{
+		{"WARC-Record-ID", rec.RecordID},
+		{"WARC-Date", date},
+		{"WARC-Target-URI", c.TargetURI},
+	}
+	if c.IP != "" {
+		fields = append(fields, field{"WARC-IP-Address", c.IP})
+	}
+	fields = append(fields, field{"WARC-Warcinfo-ID", w.warcinfoID})
+	if reqID != "" {
+		fields = append(fields, field{"WARC-Concurrent-To", reqID})
+	}
+	if revisitOf != nil {
+		if err := checkRevisit(*revisitOf); err != nil {
+			return Record{}, nil, err
+		}
+		if revisitOf.PayloadDigest != rec.PayloadDigest {
+			return Record{}, nil, fmt.Errorf("revisit of %s: %w: it has %s, the capture %s",
+				revisitOf.RecordID, ErrDigestMismatch, revisitOf.PayloadDigest, rec.PayloadDigest)
+		}
+		block, rec.Type = c.Response[:resp.HeaderLen], "revisit"
+		fields = append(fields,
+			field{"WARC-Profile", profileIdenticalPayloadDigest},
+			field{"WARC-Refers-To", revisitOf.RecordID},
+			field{"WARC-Refers-To-Target-URI", revisitOf.TargetURI},
+			field{"WARC-Refers-To-Date", formatDate(revisitOf.Date)},
+		)
+	}
+	fields = append(fields,
+		field{"Content-Type", "application/http; msgtype=response"},
+		field{"WARC-Payload-Digest", rec.PayloadDigest},
+	)
+	m, err := buildMember(rec.Type, fields, block)
+	if err != nil {
+		return Record{}, nil, fmt.Errorf("%s record: %w", rec.Type, err)
+	}
+	return rec, append(members, m), nil
+}
+
+func checkRevisit(r Revisit) error {
+	switch {
+	case !strings.HasPrefix(r.RecordID, "<") || !strings.HasSuffix(r.RecordID, ">") || checkFieldValue("", r.RecordID) != nil:
+		return fmt.Errorf("revisit: bad record id %q", truncate(r.RecordID))
+	case r.TargetURI == "" || checkFieldValue("", r.TargetURI) != nil:
+		return fmt.Errorf("revisit: bad target URI %q", truncate(r.TargetURI))
+	case r.Date.IsZero():
+		return errors.New("revisit: no date")
+	case !strings.HasPrefix(r.PayloadDigest, "sha1:"):
+		return fmt.Errorf("revisit: payload digest %q is not sha1", truncate(r.PayloadDigest))
+	}
+	return nil
+}
+
+// checkFieldValue rejects what would break a WARC header line or is not
+// a URI character: controls, spaces, DEL.
+func checkFieldValue(what, v string) error {
+	for i := 0; i < len(v); i++ {
+		if v[i] <= ' ' || v[i] == 0x7f {
+			return fmt.Errorf("%s: control or space character at byte %d", what, i)
+		}
+	}
+	return nil
+}
+
+func (w *Writer) append(member []byte) (int64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.appendLocked(member)
+}
+
+func (w *Writer) appendLocked(member []byte) (int64, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	off := w.size
+	n, err := w.w.Write(member)
+	w.size += int64(n)
+	if err == nil && n != len(member) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		w.err = fmt.Errorf("warc file broken at offset %d: %w", off, err)
+		return 0, w.err
+	}
+	return off, nil
+}
+
+type field struct{ name, value string }
+
+const profileIdenticalPayloadDigest = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+
+var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+
+// buildMember serialises one WARC/1.1 record as one gzip member: the
+// version line, WARC-Type, the given fields in order, Content-Length and
+// WARC-Block-Digest, a blank line, the block, and the two CRLFs that end
+// a record. The callers check the field values.
+func buildMember(typ string, fields []field, block []byte) ([]byte, error) {
+	var head bytes.Buffer
+	head.WriteString("WARC/1.1\r\nWARC-Type: " + typ + "\r\n")
+	for _, f := range fields {
+		head.WriteString(f.name + ": " + f.value + "\r\n")
+	}
+	fmt.Fprintf(&head, "Content-Length: %d\r\nWARC-Block-Digest: %s\r\n\r\n", len(block), digestOf(block))
+
+	var buf bytes.Buffer
+	buf.Grow(len(block)/3 + head.Len() + 64)
+	zw := gzipPool.Get().(*gzip.Writer)
+	defer gzipPool.Put(zw)
+	zw.Reset(&buf)
+	for _, p := range [][]byte{head.Bytes(), block, []byte("\r\n\r\n")} {
+		if _, err := zw.Write(p); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// newRecordID is a WARC-Record-ID: a random (version 4) UUID as a URN.
+// It is made here, not with github.com/google/uuid, so that this package
+// never touches that package's global state.
+func newRecordID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// formatDate is a WARC/1.1 date: UTC, with fractional seconds when there
+// are any.
+func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
