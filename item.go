@@ -36,6 +36,19 @@ type Item struct {
 	Category    string     `json:"category"`
 	Source      ItemSource `json:"source"`
 	FirstSeenAt time.Time  `json:"first_seen_at"`
+	// Page is where the item's page is, when its seed fetches pages
+	// (harvest.pages): given by the API, not kept in the item files.
+	Page *ItemPage `json:"page,omitempty"`
+}
+
+// ItemPage is an item's page as its listing shows it; GET
+// /api/v1/items/{id}/page has the rest.
+type ItemPage struct {
+	State    PageState `json:"state"`
+	Status   int       `json:"status,omitempty"`
+	WARCFile string    `json:"warc_file,omitempty"`
+	Offset   int64     `json:"offset,omitempty"`
+	Length   int64     `json:"length,omitempty"`
 }
 
 // ItemSource is the read that first saw an item.

@@ -40,17 +40,23 @@ type MetadataTotals struct {
 	ItemPartitions int `json:"item_partitions"`
 	Items          int `json:"items"`
 	ItemFiles      int `json:"item_files"`
+	// WARCFiles count the stored WARC files of fetched pages (issue 24)
+	// and WARCRecords their response and revisit records.
+	WARCFiles   int `json:"warc_files"`
+	WARCRecords int `json:"warc_records"`
 }
 
 // PartitionCounts are the counts of one partition: its raw chunks, their
 // records and domains, and the items first seen that day with their
 // files (a partition with items but no chunk has only these).
 type PartitionCounts struct {
-	Chunks    int `json:"chunks"`
-	Records   int `json:"records"`
-	Domains   int `json:"domains"`
-	Items     int `json:"items,omitempty"`
-	ItemFiles int `json:"item_files,omitempty"`
+	Chunks      int `json:"chunks"`
+	Records     int `json:"records"`
+	Domains     int `json:"domains"`
+	Items       int `json:"items,omitempty"`
+	ItemFiles   int `json:"item_files,omitempty"`
+	WARCFiles   int `json:"warc_files,omitempty"`
+	WARCRecords int `json:"warc_records,omitempty"`
 }
 
 // MetadataSync is one sync that reached the remote.

@@ -3,6 +3,8 @@ package pages
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"io"
@@ -10,10 +12,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -120,6 +124,10 @@ type Fetcher struct {
 	// spooled are the payloads of the responses this process wrote that
 	// are not stored yet: a page with one of them is a revisit.
 	spooled map[string]seedengine.PageDigest
+	// lock holds the spool slot.
+	lock *os.File
+	// storing counts the spool files being stored.
+	storing sync.WaitGroup
 }
 
 type cachedRobots struct {
@@ -134,6 +142,12 @@ const robotsTTL = 24 * time.Hour
 
 // New returns a Fetcher; call Recover before the first fetch and Close
 // at the end.
+//
+// Processes may share a spool directory (several on one machine with one
+// data directory): each takes the first free slot of it, Dir/{n}, held by
+// an exclusive lock on Dir/{n}.lock for the process's life. A process
+// started again after a crash takes the slot it had (the lock died with
+// it) and recovers its files; another process's slot is never touched.
 func New(cfg Config, store Store, objects Objects, f Fetch) (*Fetcher, error) {
 	cfg = cfg.withDefaults()
 	if cfg.Dir == "" {
@@ -142,8 +156,46 @@ func New(cfg Config, store Store, objects Objects, f Fetch) (*Fetcher, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("pages: spool directory: %w", err)
 	}
+	slot, lock, err := takeSlot(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Dir = filepath.Join(cfg.Dir, strconv.Itoa(slot))
+	// Two processes on one host (or two hosts of one name) must never
+	// name a file alike: a run id of this process's own goes in every name.
+	cfg.Process = cfg.Process + "-" + runID()
 	return &Fetcher{cfg: cfg, store: store, objects: objects, fetch: f, open: map[seedengine.Partition]*spool{}, robots: map[string]cachedRobots{},
-		spooled: map[string]seedengine.PageDigest{}}, nil
+		spooled: map[string]seedengine.PageDigest{}, lock: lock}, nil
+}
+
+// runID is 6 random lower-case base32 characters.
+func runID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:]))[:6]
+}
+
+// maxSlots bounds the processes sharing one spool directory.
+const maxSlots = 256
+
+// takeSlot locks the first free slot of dir.
+func takeSlot(dir string) (int, *os.File, error) {
+	for n := range maxSlots {
+		f, err := os.OpenFile(filepath.Join(dir, strconv.Itoa(n)+".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+		if err != nil {
+			return 0, nil, fmt.Errorf("pages: spool lock: %w", err)
+		}
+		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+			_ = f.Close()
+			continue
+		}
+		if err := os.MkdirAll(filepath.Join(dir, strconv.Itoa(n)), 0o755); err != nil {
+			_ = f.Close()
+			return 0, nil, fmt.Errorf("pages: spool directory: %w", err)
+		}
+		return n, f, nil
+	}
+	return 0, nil, fmt.Errorf("pages: all %d spool slots of %s are taken", maxSlots, dir)
 }
 
 // FetchPage fetches an item's page into its partition's spool file and
@@ -237,6 +289,7 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		return fmt.Errorf("write page %d: %w", itemID, err)
 	}
 	sp.records++
+	sp.marking.Add(1)
 	if orig != nil {
 		sp.revisit++
 	} else {
@@ -253,7 +306,9 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	fetched := f.cfg.Now().UTC()
 	p.Status, p.MIME, p.PayloadDigest, p.Revisit = rec.Status, rec.MIME, rec.PayloadDigest, orig != nil
 	p.Spool, p.SpoolOffset, p.SpoolLength, p.FetchedAt = sp.name, rec.Offset, rec.Length, &fetched
-	if _, err := f.store.MarkPageFetched(ctx, p); err != nil {
+	_, err = f.store.MarkPageFetched(ctx, p)
+	sp.marking.Done()
+	if err != nil {
 		return err
 	}
 	if full {

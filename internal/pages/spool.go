@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -30,6 +31,10 @@ type spool struct {
 	records int
 	revisit int
 	digests []seedengine.PageDigest
+	// marking counts the records written whose pages are not marked
+	// fetched yet: the file is stored only once they are, so that the
+	// transaction storing it marks every page it holds.
+	marking sync.WaitGroup
 }
 
 // spoolDir is where a partition's spool files are.
@@ -99,6 +104,9 @@ func (f *Fetcher) Roll(ctx context.Context, all bool) error {
 // closeAndStore closes a spool file and stores it. Its writes are done:
 // a spool leaves f.open under f.mu before its file is closed.
 func (f *Fetcher) closeAndStore(ctx context.Context, sp *spool) error {
+	f.storing.Add(1)
+	defer f.storing.Done()
+	sp.marking.Wait()
 	cerr := sp.file.Close()
 	ierr := sp.index.Close()
 	if cerr != nil || ierr != nil {
@@ -290,5 +298,14 @@ func partitionOfDir(dir string) (seedengine.Partition, bool) {
 	return p, p.Validate() == nil
 }
 
-// Close stores every open spool file.
-func (f *Fetcher) Close(ctx context.Context) error { return f.Roll(ctx, true) }
+// Close stores every open spool file, waits for the stores under way,
+// and lets the spool slot go.
+func (f *Fetcher) Close(ctx context.Context) error {
+	err := f.Roll(ctx, true)
+	f.storing.Wait()
+	if f.lock != nil {
+		_ = f.lock.Close()
+		f.lock = nil
+	}
+	return err
+}

@@ -273,7 +273,7 @@ func (s *SeedService) countRead(ctx context.Context, tx *sql.Tx, seedID string, 
 // itemRecord is an item as item_json keeps it: without its id, which is
 // the row's.
 func itemRecord(it seedengine.Item) seedengine.Item {
-	it.ID = 0
+	it.ID, it.Page = 0, nil
 	return it
 }
 
@@ -298,12 +298,12 @@ func (s *ItemService) findItems(ctx context.Context, q queryer, f seedengine.Ite
 	if f.Limit <= 0 || f.Limit > seedengine.MaxItemsPage {
 		return nil, seedengine.FieldErrorf("limit", "limit must be between 1 and %d", seedengine.MaxItemsPage)
 	}
-	where := []string{"id > $1"}
+	where := []string{"i.id > $1"}
 	args := []any{f.Since}
 	add := func(col, v string) {
 		if v != "" {
 			args = append(args, v)
-			where = append(where, col+" = $"+strconv.Itoa(len(args)))
+			where = append(where, "i."+col+" = $"+strconv.Itoa(len(args)))
 		}
 	}
 	add("country", f.Country)
@@ -314,23 +314,30 @@ func (s *ItemService) findItems(ctx context.Context, q queryer, f seedengine.Ite
 		// A domain's seeds are {domain_id}::{content_type}: a range of the
 		// seed index, with no index of its own to keep up.
 		args = append(args, f.DomainID+"::", f.DomainID+":;")
-		where = append(where, fmt.Sprintf("seed_id >= $%d AND seed_id < $%d", len(args)-1, len(args)))
+		where = append(where, fmt.Sprintf("i.seed_id >= $%d AND i.seed_id < $%d", len(args)-1, len(args)))
 	}
 	if f.Until > 0 {
 		args = append(args, f.Until)
-		where = append(where, "id <= $"+strconv.Itoa(len(args)))
+		where = append(where, "i.id <= $"+strconv.Itoa(len(args)))
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, item_json FROM items WHERE `+strings.Join(where, " AND ")+
-		` ORDER BY id LIMIT `+strconv.Itoa(f.Limit), args...)
+	// Each item with its page, when its seed fetches pages.
+	rows, err := q.QueryContext(ctx, `SELECT i.id, i.item_json, p.state, p.status, p.warc_file, p.record_offset, p.record_length
+		FROM items i LEFT JOIN pages p ON p.item_id = i.id WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY i.id LIMIT `+strconv.Itoa(f.Limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("find items: %w", err)
 	}
 	defer rows.Close()
 	out := []seedengine.Item{}
 	for rows.Next() {
-		var id int64
-		var body string
-		if err := rows.Scan(&id, &body); err != nil {
+		var (
+			id             int64
+			body           string
+			state, file    sql.NullString
+			status         sql.NullInt64
+			offset, length sql.NullInt64
+		)
+		if err := rows.Scan(&id, &body, &state, &status, &file, &offset, &length); err != nil {
 			return nil, fmt.Errorf("find items: %w", err)
 		}
 		var it seedengine.Item
@@ -338,6 +345,12 @@ func (s *ItemService) findItems(ctx context.Context, q queryer, f seedengine.Ite
 			return nil, fmt.Errorf("find items: item %d: %w", id, err)
 		}
 		it.ID = id
+		if state.Valid {
+			it.Page = &seedengine.ItemPage{State: seedengine.PageState(state.String), Status: int(status.Int64)}
+			if it.Page.State == seedengine.PageStored {
+				it.Page.WARCFile, it.Page.Offset, it.Page.Length = file.String, offset.Int64, length.Int64
+			}
+		}
 		out = append(out, it)
 	}
 	if err := rows.Err(); err != nil {

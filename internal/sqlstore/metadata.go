@@ -289,6 +289,13 @@ func (s *MetadataService) partitions(ctx context.Context, tx *sql.Tx, country st
 	if err != nil {
 		return fmt.Errorf("items by partition: %w", err)
 	}
+	err = pm.scan(ctx, tx, `SELECT country, category, day, COUNT(*), COALESCE(SUM(records), 0)
+		FROM warc_files`+cond+` GROUP BY country, category, day ORDER BY country, category`, args, func(pc *seedengine.PartitionCounts, files, records int) {
+		pc.WARCFiles, pc.WARCRecords = files, records
+	})
+	if err != nil {
+		return fmt.Errorf("warc files by partition: %w", err)
+	}
 	return nil
 }
 
@@ -365,6 +372,8 @@ func addPartitionTotals(t *seedengine.MetadataTotals, countries map[string]map[s
 					t.Items += pc.Items
 					t.ItemFiles += pc.ItemFiles
 				}
+				t.WARCFiles += pc.WARCFiles
+				t.WARCRecords += pc.WARCRecords
 			}
 		}
 	}

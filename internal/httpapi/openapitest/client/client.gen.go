@@ -1652,6 +1652,7 @@ type Item struct {
 	Id            int64      `json:"id"`
 	Language      *string    `json:"language,omitempty"`
 	NormalizedUrl string     `json:"normalized_url"`
+	Page          *ItemPage  `json:"page,omitempty"`
 	PublishedAt   *time.Time `json:"published_at,omitempty"`
 	Sections      *[]string  `json:"sections,omitempty"`
 	SeedId        string     `json:"seed_id"`
@@ -1698,6 +1699,15 @@ type ItemList struct {
 	// NextSince The cursor of the next page: the last item's id, or since when the page is empty. Polling with it gets every item once, in id order, with no gaps.
 	NextSince int64 `json:"next_since"`
 	Since     int64 `json:"since"`
+}
+
+// ItemPage defines model for ItemPage.
+type ItemPage struct {
+	Length   *int64  `json:"length,omitempty"`
+	Offset   *int64  `json:"offset,omitempty"`
+	State    string  `json:"state"`
+	Status   *int64  `json:"status,omitempty"`
+	WarcFile *string `json:"warc_file,omitempty"`
 }
 
 // ItemPartition defines model for ItemPartition.
@@ -1899,6 +1909,8 @@ type MetadataTotals struct {
 	Records            int64            `json:"records"`
 	SeedsByHealth      map[string]int64 `json:"seeds_by_health"`
 	SeedsByStatus      map[string]int64 `json:"seeds_by_status"`
+	WarcFiles          int64            `json:"warc_files"`
+	WarcRecords        int64            `json:"warc_records"`
 }
 
 // OrchestrateRequest defines model for OrchestrateRequest.
@@ -1968,11 +1980,13 @@ type Partition struct {
 
 // PartitionCounts defines model for PartitionCounts.
 type PartitionCounts struct {
-	Chunks    int64  `json:"chunks"`
-	Domains   int64  `json:"domains"`
-	ItemFiles *int64 `json:"item_files,omitempty"`
-	Items     *int64 `json:"items,omitempty"`
-	Records   int64  `json:"records"`
+	Chunks      int64  `json:"chunks"`
+	Domains     int64  `json:"domains"`
+	ItemFiles   *int64 `json:"item_files,omitempty"`
+	Items       *int64 `json:"items,omitempty"`
+	Records     int64  `json:"records"`
+	WarcFiles   *int64 `json:"warc_files,omitempty"`
+	WarcRecords *int64 `json:"warc_records,omitempty"`
 }
 
 // PartitionList defines model for PartitionList.

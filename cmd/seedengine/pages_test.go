@@ -1,0 +1,156 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/simweb"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
+	"github.com/seedengine/seedengine/internal/warc/warciotest"
+)
+
+// Page fetching survives kill -9: the service is killed twice while it
+// fetches article pages (some slow, so fetches are in flight) into WARC
+// spool files, and started again on the same data directory each time.
+// In the end every item's page is stored, served back whole from the
+// record its item points at (no item points at a record that is not
+// there), every WARC file is one warcio reads with every digest right,
+// and the spool is empty. Both engines.
+func TestPagesSurviveKill(t *testing.T) {
+	t.Parallel()
+	warcio := warciotest.Dir(t)
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			t.Parallel()
+			var db []string
+			if engine == "postgres" {
+				db = []string{"--database-url", sqlstoretest.NewPostgresURL(t)}
+			}
+			runPagesSurviveKill(t, db, warcio)
+		})
+	}
+}
+
+func runPagesSurviveKill(t *testing.T, db []string, warcio string) {
+	w, err := simweb.Start(simweb.Config{Seed: 1})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = w.Close() })
+	clock := &simweb.Clock{Start: time.Now().Add(time.Hour), Epoch: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), Speed: 600}
+	pubs := map[string]*simweb.Publisher{}
+	for i := range 4 {
+		p := &simweb.Publisher{Host: fmt.Sprintf("pages%02d-news.com.sg", i), PerDay: 400, Clock: clock, Pages: true,
+			Articles:     simweb.ArticleCases{SlowEvery: 4, SlowDelay: 400 * time.Millisecond},
+			Publications: []simweb.Publication{{Path: "/feed", Format: simweb.PubRSS, Window: 20}}}
+		pubs[p.Host] = p
+		w.AddSite(p.Site())
+	}
+	ca, err := w.WriteCAFile(t.TempDir())
+	require.NoError(t, err)
+
+	dataDir := t.TempDir()
+	stdout, stderr, code := runCLI(t, nil, append([]string{"apikey", "create", "--data-dir", dataDir, "--name", "ops", "--scope", "admin"}, db...)...)
+	require.Equal(t, 0, code, "apikey create: %s", stderr)
+	key := lastLine(strings.TrimSpace(stdout))
+	args := append([]string{"--dns-server", w.DNSAddr(), "--connect-to", strings.Join(w.ConnectTo(), ","),
+		"--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8", "--per-host-delay", "0s",
+		"--seed-check-interval", "1s", "--harvest-min-interval", "1s",
+		"--warc-max-age", "2s", "--warc-max-bytes", "1048576", "--dead-process-after", "30s"}, db...)
+	s := startServer(t, dataDir, args...)
+	for host := range pubs {
+		r := s.do(t, "POST", "/api/v1/seeds", key, map[string]any{"domain_id": "media:sg:" + host, "category": "news",
+			"harvest": map[string]any{"pages": true}, "fetch": map[string]any{"type": "rss", "entry_url": "https://" + host + "/feed"}})
+		require.Equal(t, 201, r.status, "body: %s", r.raw)
+		r = s.do(t, "POST", "/api/v1/seeds/promote", key, map[string]any{"seedId": "media:sg:" + host + "::news"})
+		require.Equal(t, 200, r.status, "body: %s", r.raw)
+	}
+	clock.StartNow()
+	kill := func(s *server) *server {
+		require.NoError(t, s.cmd.Process.Kill())
+		<-s.done
+		_ = s.cmd.Wait()
+		return startServer(t, dataDir, args...)
+	}
+	time.Sleep(6 * time.Second)
+	s = kill(s)
+	time.Sleep(4 * time.Second)
+	s = kill(s)
+	time.Sleep(3 * time.Second)
+	clock.Stop()
+
+	// Every item's page ends stored (the dead processes' jobs come back
+	// after --dead-process-after).
+	type itemPage struct {
+		id  int64
+		url string
+	}
+	var items []itemPage
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		items = items[:0]
+		waiting := 0
+		var since int64
+		for {
+			r := s.do(t, "GET", fmt.Sprintf("/api/v1/items?since=%d&limit=1000", since), key, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.raw)
+			list, _ := r.body["items"].([]any)
+			for _, x := range list {
+				it := x.(map[string]any)
+				items = append(items, itemPage{int64(it["id"].(float64)), it["url"].(string)})
+				page, _ := it["page"].(map[string]any)
+				if page == nil || page["state"] != "stored" {
+					waiting++
+				}
+			}
+			if len(list) == 0 {
+				break
+			}
+			since = int64(r.body["next_since"].(float64))
+		}
+		if len(items) > 0 && waiting == 0 {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "%d of %d pages not stored in time", waiting, len(items))
+		time.Sleep(500 * time.Millisecond)
+	}
+	require.Greater(t, len(items), 20)
+
+	// Each page back from its record, whole.
+	revisits := 0
+	for _, it := range items {
+		r := s.do(t, "GET", "/api/v1/items/"+strconv.FormatInt(it.id, 10)+"/page", key, nil)
+		require.Equal(t, 200, r.status, "body: %s", r.raw)
+		if r.body["revisit"] == true {
+			revisits++ // fetched again after a kill: at most a revisit
+		}
+		c := s.do(t, "GET", "/api/v1/items/"+strconv.FormatInt(it.id, 10)+"/page/content", key, nil)
+		require.Equal(t, 200, c.status, "item %d: %s", it.id, c.raw)
+		host := strings.Split(strings.TrimPrefix(it.url, "https://"), "/")[0]
+		rest := it.url[strings.Index(it.url, "/articles/")+len("/articles/"):]
+		n, err := strconv.Atoi(rest[:strings.IndexByte(rest, '/')])
+		require.NoError(t, err)
+		require.Equal(t, pubs[host].ArticleBody(n), string(c.raw), "item %d", it.id)
+	}
+	t.Logf("%d pages stored, %d of them revisits of a page fetched before a kill", len(items), revisits)
+
+	// Every WARC file whole, by an independent reader.
+	date := time.Now().UTC().Format("2006-01-02")
+	r := s.do(t, "GET", "/api/v1/items/sg/news/"+date+"/warc", key, nil)
+	require.Equal(t, 200, r.status, "body: %s", r.raw)
+	files, _ := r.body["items"].([]any)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		fm := f.(map[string]any)
+		path := filepath.Join(dataDir, "objects", fm["key"].(string))
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		require.EqualValues(t, fm["bytes"], st.Size())
+		warciotest.Verify(t, warcio, path, fm["name"].(string))
+	}
+}
