@@ -44,6 +44,9 @@ type Objects interface {
 // Fetch is the part of fetch.Client the fetcher uses.
 type Fetch interface {
 	Do(ctx context.Context, req fetch.Request) (*fetch.Response, error)
+	// SetCrawlDelay raises the delay between requests to a host (its
+	// robots.txt Crawl-delay), for every fetch of the process.
+	SetCrawlDelay(host string, d time.Duration)
 }
 
 // Config sets the fetcher's limits.
@@ -63,8 +66,10 @@ type Config struct {
 	// UserAgent is what the fetcher's client sends (fetch.Client's
 	// UserAgent), for the request records; default Agent.
 	UserAgent string
-	Now       func() time.Time
-	Logger    *slog.Logger
+	// MaxCrawlDelay caps the robots.txt Crawl-delay obeyed; default 10 s.
+	MaxCrawlDelay time.Duration
+	Now           func() time.Time
+	Logger        *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -83,6 +88,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.UserAgent == "" {
 		c.UserAgent = c.Agent
+	}
+	if c.MaxCrawlDelay <= 0 {
+		c.MaxCrawlDelay = 10 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -134,6 +142,7 @@ type cachedRobots struct {
 	group  *robots.Group
 	status robots.Status
 	at     time.Time
+	delay  time.Duration // Crawl-delay for our agent, capped
 }
 
 // robotsTTL is how long a host's robots.txt is used before it is read
@@ -344,6 +353,11 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 		if rt.Rules != nil {
 			r.group = rt.Rules.Group(f.cfg.Agent)
 		}
+		if r.group != nil {
+			if d, ok := r.group.CrawlDelay(); ok {
+				r.delay = min(d, f.cfg.MaxCrawlDelay)
+			}
+		}
 		if r.status != robots.StatusUnreachable {
 			f.mu.Lock()
 			if len(f.robots) >= maxRobots {
@@ -355,6 +369,11 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 	}
 	if r.status == robots.StatusUnreachable {
 		return false, fmt.Errorf("robots.txt of %s is unreachable: try later", u.Host)
+	}
+	if r.delay > 0 {
+		// Set again before each fetch: the fetcher forgets a host's delay
+		// once it has been idle a while.
+		f.fetch.SetCrawlDelay(u.Hostname(), r.delay)
 	}
 	return r.group == nil || r.group.Allowed(robots.PathQuery(u.String())), nil
 }

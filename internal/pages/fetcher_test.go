@@ -1,0 +1,106 @@
+package pages_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/blobstore"
+	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/pages"
+)
+
+// fakeFetch answers from a map of URL → status and body, and notes every
+// request and crawl delay.
+type fakeFetch struct {
+	mu      sync.Mutex
+	pages   map[string]*fetch.Response
+	asked   []string
+	delays  map[string]time.Duration
+	robotsS int
+}
+
+func (f *fakeFetch) Do(_ context.Context, req fetch.Request) (*fetch.Response, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, req.URL)
+	if strings.HasSuffix(req.URL, "/robots.txt") && f.robotsS != 0 {
+		return &fetch.Response{URL: req.URL, FinalURL: req.URL, Status: f.robotsS}, nil
+	}
+	r, ok := f.pages[req.URL]
+	if !ok {
+		return &fetch.Response{URL: req.URL, FinalURL: req.URL, Status: http.StatusNotFound, Header: http.Header{}}, nil
+	}
+	cp := *r
+	cp.URL, cp.FinalURL = req.URL, req.URL
+	return &cp, nil
+}
+
+func (f *fakeFetch) SetCrawlDelay(host string, d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.delays[host] = d
+}
+
+func html(body string) *fetch.Response {
+	return &fetch.Response{Status: 200, Header: http.Header{"Content-Type": {"text/html"}}, Body: []byte(body)}
+}
+
+func newFetcher(t *testing.T, ff *fakeFetch, urls ...string) (*pages.Fetcher, *memStore) {
+	t.Helper()
+	store := &memStore{pages: map[int64]*seedengine.Page{}}
+	for i, u := range urls {
+		store.pages[int64(i+1)] = &seedengine.Page{ItemID: int64(i + 1), URL: u, State: seedengine.PageQueued,
+			Partition: seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-27"}}
+	}
+	blobs, err := blobstore.Open(t.Context(), "mem://")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = blobs.Close() })
+	f, err := pages.New(pages.Config{Dir: t.TempDir(), Process: "unit"}, store, blobs, ff)
+	require.NoError(t, err)
+	return f, store
+}
+
+// robots.txt decides before any request for the page: a disallowed page
+// is skipped and never asked for; the group's Crawl-delay (capped at
+// 10 s) is handed to the fetcher before each fetch of the host.
+func TestRobotsAndCrawlDelay(t *testing.T) {
+	t.Parallel()
+	ff := &fakeFetch{delays: map[string]time.Duration{}, pages: map[string]*fetch.Response{
+		"https://news.example.com/robots.txt": {Status: 200, Body: []byte("User-agent: *\nDisallow: /private\nCrawl-delay: 30\n")},
+		"https://news.example.com/ok":         html("<p>ok</p>"),
+		"https://news.example.com/private/x":  html("<p>secret</p>"),
+	}}
+	f, store := newFetcher(t, ff, "https://news.example.com/ok", "https://news.example.com/private/x")
+	require.NoError(t, f.FetchPage(t.Context(), 1))
+	require.NoError(t, f.FetchPage(t.Context(), 2))
+	require.Equal(t, seedengine.PageFetched, store.pages[1].State)
+	require.Equal(t, seedengine.PageSkipped, store.pages[2].State)
+	require.NotContains(t, ff.asked, "https://news.example.com/private/x", "a disallowed page is never requested")
+	require.Equal(t, 10*time.Second, ff.delays["news.example.com"], "Crawl-delay, capped")
+	// A page no longer queued (a job run twice) is left alone.
+	n := len(ff.asked)
+	require.NoError(t, f.FetchPage(t.Context(), 1))
+	require.Len(t, ff.asked, n)
+	require.NoError(t, f.Close(t.Context()))
+}
+
+// A robots.txt that answers 5xx means "disallow for now" (RFC 9309): the
+// fetch fails to be tried again, and the page stays queued, not skipped.
+func TestRobotsUnreachableRetries(t *testing.T) {
+	t.Parallel()
+	ff := &fakeFetch{delays: map[string]time.Duration{}, robotsS: 503, pages: map[string]*fetch.Response{
+		"https://down.example.com/a": html("<p>a</p>"),
+	}}
+	f, store := newFetcher(t, ff, "https://down.example.com/a")
+	require.Error(t, f.FetchPage(t.Context(), 1))
+	require.Equal(t, seedengine.PageQueued, store.pages[1].State)
+	require.NotContains(t, ff.asked, "https://down.example.com/a")
+	require.NoError(t, f.Close(t.Context()))
+}
