@@ -11,29 +11,13 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/warc/warciotest"
 )
 
-// warcioDir is where package.json's pinned warcio is installed:
-// $SEEDENGINE_WARCIO_DIR (.ci/run sets it). Without it, or without node,
-// the test skips, and under CI=true fails.
-func warcioDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("SEEDENGINE_WARCIO_DIR")
-	_, nodeErr := exec.LookPath("node")
-	if dir != "" && nodeErr == nil {
-		return dir
-	}
-	msg := "SEEDENGINE_WARCIO_DIR is not set"
-	if nodeErr != nil {
-		msg = "node is not installed"
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s: .ci/run installs warcio and sets it", msg)
-	}
-	t.Skipf("%s; .ci/run installs warcio (or: copy testdata/warcio/package*.json to a directory outside the repository, "+
-		"npm ci --ignore-scripts there, and set SEEDENGINE_WARCIO_DIR to it)", msg)
-	return ""
-}
+// warcioDir is where package.json's pinned warcio is installed
+// (warciotest.Dir: $SEEDENGINE_WARCIO_DIR, which .ci/run sets).
+func warcioDir(t *testing.T) string { return warciotest.Dir(t) }
 
 type warcioReport struct {
 	Records []struct {
