@@ -142,6 +142,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			Age: c.ItemFileAge, MaxItems: c.ItemFileMaxItems, Window: c.HarvestDedupeWindow,
 		},
 		ItemFlushInterval: c.ItemFlushInterval,
+		PageSweepInterval: 10 * time.Minute,
 		MetadataDebounce:  c.MetadataSyncDebounce,
 		MetadataInterval:  c.MetadataSyncInterval,
 		Version:           version(),

@@ -8,6 +8,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -68,6 +69,9 @@ type Config struct {
 	// this process fetches no pages (other processes may).
 	PageFetch pages.Fetch
 	Pages     pages.Config
+	// PageSweepInterval is how often pages lost with their spool are
+	// queued again (0: never).
+	PageSweepInterval time.Duration
 
 	// Items configures the item files the harvest writes; they are
 	// written every ItemFlushInterval (0: not scheduled).
@@ -215,6 +219,14 @@ func New(cfg Config) (*App, error) {
 	q.RegisterItemFlush(a.ItemFiles, cfg.ItemFlushInterval)
 
 	a.Pages = sqlstore.NewPageService(db)
+	// Pages fetched more than six file ages ago (an hour at least) are in
+	// a spool that will never be stored: its machine is gone (a live
+	// process stores its files within their age). They are fetched again.
+	stale := max(time.Hour, 6*cmp.Or(cfg.Pages.MaxFileAge, 10*time.Minute))
+	q.RegisterPageSweep(func(ctx context.Context) (int, error) {
+		ids, err := a.Pages.RequeuePages(ctx, "", time.Now().Add(-stale), 1000, q.QueuePageFetchesTx)
+		return len(ids), err
+	}, cfg.PageSweepInterval)
 	if cfg.PageFetch != nil {
 		pc := cfg.Pages
 		if pc.Logger == nil {
@@ -251,11 +263,8 @@ func (a *App) RecoverPages(ctx context.Context) error {
 		return nil
 	}
 	return a.PageFetcher.Recover(ctx, func(ctx context.Context, spool string) error {
-		ids, err := a.Pages.RequeueSpool(ctx, spool)
-		if err != nil {
-			return err
-		}
-		return a.Queue.QueuePageFetches(ctx, ids)
+		_, err := a.Pages.RequeuePages(ctx, spool, time.Time{}, 0, a.Queue.QueuePageFetchesTx)
+		return err
 	})
 }
 

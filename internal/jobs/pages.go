@@ -2,9 +2,12 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // QueuePages is the River queue of page fetches (internal/pages).
@@ -39,9 +42,10 @@ func (q *Queue) RegisterPages(f PageFetcher) {
 	q.mu.Unlock()
 }
 
-// QueuePageFetches queues the fetch of each item's page (pages put back
-// in the queue after their process's spool was lost).
-func (q *Queue) QueuePageFetches(ctx context.Context, itemIDs []int64) error {
+// QueuePageFetchesTx queues, in tx, the fetch of each item's page (pages
+// put back in the queue: sqlstore.PageService.RequeuePages calls it in
+// its transaction).
+func (q *Queue) QueuePageFetchesTx(ctx context.Context, tx *sql.Tx, itemIDs []int64) error {
 	if len(itemIDs) == 0 {
 		return nil
 	}
@@ -49,10 +53,59 @@ func (q *Queue) QueuePageFetches(ctx context.Context, itemIDs []int64) error {
 	for i, id := range itemIDs {
 		params[i] = river.InsertManyParams{Args: PageFetchArgs{ItemID: id}}
 	}
-	if _, err := q.client.InsertMany(ctx, params); err != nil {
+	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("queue page fetches: %w", err)
 	}
 	return nil
+}
+
+// PageSweepArgs are the args of the periodic job that puts back in the
+// queue the pages whose spool file will never be stored.
+type PageSweepArgs struct{}
+
+// Kind names the job's worker.
+func (PageSweepArgs) Kind() string { return "page_sweep" }
+
+// InsertOpts: one waiting or running at a time.
+func (PageSweepArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+	}}
+}
+
+// RegisterPageSweep runs sweep every so often on the leader (0: never).
+// Call it before Start.
+func (q *Queue) RegisterPageSweep(sweep func(context.Context) (int, error), every time.Duration) {
+	q.mustWire("RegisterPageSweep", sweep == nil)
+	q.mu.Lock()
+	q.pageSweep = sweep
+	q.mu.Unlock()
+	if every > 0 && !q.cfg.InsertOnly {
+		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
+			func() (river.JobArgs, *river.InsertOpts) { return PageSweepArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "page_sweep"}))
+	}
+}
+
+type pageSweepWorker struct {
+	river.WorkerDefaults[PageSweepArgs]
+	q *Queue
+}
+
+// Work implements river.Worker.
+func (w *pageSweepWorker) Work(ctx context.Context, _ *river.Job[PageSweepArgs]) error {
+	w.q.mu.RLock()
+	sweep := w.q.pageSweep
+	w.q.mu.RUnlock()
+	if sweep == nil {
+		return nil
+	}
+	n, err := sweep(ctx)
+	if n > 0 {
+		w.q.log.Warn("pages whose spool file was lost queued again", "event", "pages_requeued", "pages", n)
+	}
+	return err
 }
 
 type pageFetchWorker struct {

@@ -237,6 +237,7 @@ type Queue struct {
 	drift          DriftFunc
 	itemFlusher    ItemFlusher
 	pageFetcher    PageFetcher
+	pageSweep      func(context.Context) (int, error)
 	lastItemPrune  atomic.Int64 // unix ns of the last pruning of the dedupe window
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
@@ -283,6 +284,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	addWorker(q, workers, &seedDriftWorker{q: q})
 	addWorker(q, workers, &itemFlushWorker{q: q})
 	addWorker(q, workers, &pageFetchWorker{q: q})
+	addWorker(q, workers, &pageSweepWorker{q: q})
 
 	rcfg := &river.Config{
 		ID:                q.rescue.id,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -224,25 +225,53 @@ func (s *PageService) StoreWARCFile(ctx context.Context, f seedengine.WARCFile, 
 	return int(n), nil
 }
 
-// RequeueSpool puts the fetched pages of a spool file that will never be
-// stored (lost with its process's disk) back in the queue, and returns
-// their item IDs for their fetch jobs.
-func (s *PageService) RequeueSpool(ctx context.Context, spool string) ([]int64, error) {
-	rows, err := s.db.writer.QueryContext(ctx, `UPDATE pages SET state = 'queued', spool = '', record_offset = 0, record_length = 0,
-		payload_digest = '', revisit = $2, fetched_at = NULL WHERE spool = $1 AND state = 'fetched' RETURNING item_id`, spool, s.boolArg(false))
-	if err != nil {
-		return nil, fmt.Errorf("requeue spool: %w", err)
-	}
-	defer func() { _ = rows.Close() }()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("requeue spool: %w", err)
+// RequeuePages puts fetched pages that will never be stored back in
+// the queue: those of spool when it is set (a spool file a crash cut
+// short), else at most limit of those fetched before before (their
+// process's spool is gone with its machine: a live process stores its
+// files within their age). inTx runs in the same transaction with their
+// item IDs, so their fetch jobs are queued with them or not at all. It
+// returns the IDs.
+func (s *PageService) RequeuePages(ctx context.Context, spool string, before time.Time, limit int,
+	inTx func(context.Context, *sql.Tx, []int64) error) ([]int64, error) {
+	cond, args := "spool = $2", []any{s.boolArg(false), spool}
+	if spool == "" {
+		if limit <= 0 {
+			limit = 1000
 		}
-		ids = append(ids, id)
+		cond = "item_id IN (SELECT item_id FROM pages WHERE state = 'fetched' AND fetched_at < $2 ORDER BY item_id LIMIT " + strconv.Itoa(limit) + ")"
+		args[1] = s.db.timeArg(before)
 	}
-	return ids, rows.Err()
+	var ids []int64
+	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE pages SET state = 'queued', spool = '', record_offset = 0, record_length = 0,
+			payload_digest = '', revisit = $1, fetched_at = NULL WHERE state = 'fetched' AND `+cond+` RETURNING item_id`, args...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(ids) == 0 || inTx == nil {
+			return nil
+		}
+		return inTx(ctx, tx, ids)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("requeue pages: %w", err)
+	}
+	return ids, nil
 }
 
 // FindOriginal returns the stored page whose response record holds a

@@ -1097,6 +1097,7 @@ const (
 	ListDeadLettersParamsKindOrchestrationDomain ListDeadLettersParamsKind = "orchestration_domain"
 	ListDeadLettersParamsKindOrchestrationFile   ListDeadLettersParamsKind = "orchestration_file"
 	ListDeadLettersParamsKindPageFetch           ListDeadLettersParamsKind = "page_fetch"
+	ListDeadLettersParamsKindPageSweep           ListDeadLettersParamsKind = "page_sweep"
 	ListDeadLettersParamsKindResearchChunk       ListDeadLettersParamsKind = "research_chunk"
 	ListDeadLettersParamsKindSeedAlert           ListDeadLettersParamsKind = "seed_alert"
 	ListDeadLettersParamsKindSeedCheck           ListDeadLettersParamsKind = "seed_check"
@@ -1124,6 +1125,8 @@ func (e ListDeadLettersParamsKind) Valid() bool {
 	case ListDeadLettersParamsKindOrchestrationFile:
 		return true
 	case ListDeadLettersParamsKindPageFetch:
+		return true
+	case ListDeadLettersParamsKindPageSweep:
 		return true
 	case ListDeadLettersParamsKindResearchChunk:
 		return true
