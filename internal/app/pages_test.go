@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,6 +72,22 @@ func TestPagesToWARC(t *testing.T) {
 		clock.StartNow()
 		time.Sleep(15 * time.Second)
 		clock.Stop()
+		// Every seed read once more after the end: nothing is recorded
+		// after these reads.
+		checkedAfter := time.Now()
+		for _, p := range pubs {
+			r := s.post(t, "/api/v1/seeds/"+url.PathEscape("media:sg:"+p.Host+"::news")+"/check", nil)
+			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		}
+		require.Eventually(t, func() bool {
+			for _, p := range pubs {
+				checks, err := s.seeds.FindSeedChecks(t.Context(), "media:sg:"+p.Host+"::news", 0, checkedAfter, 1)
+				if err != nil || len(checks) == 0 {
+					return false
+				}
+			}
+			return true
+		}, 2*time.Minute, 100*time.Millisecond, "a last read of every seed")
 
 		// Every page queued is fetched, skipped or failed; then the open
 		// files are stored.
@@ -88,6 +105,9 @@ func TestPagesToWARC(t *testing.T) {
 			require.NoError(t, err)
 			settled = st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched] == 0
 		}
+		// Nothing runs any more while the rest is checked.
+		require.NoError(t, s.queue.Stop(t.Context()))
+		require.NoError(t, s.app.PageFetcher.Close(t.Context()))
 
 		items, _ := followItems(t, s, 0)
 		byHost := map[string]int{}
