@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -381,12 +382,12 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 // maxRobots bounds the robots.txt cache.
 const maxRobots = 50_000
 
-// hostOf is the address part of host:port.
+// hostOf is the address part of host:port (addr itself without a port).
 func hostOf(addr string) string {
-	if i := strings.LastIndexByte(addr, ':'); i > 0 && !strings.HasSuffix(addr, "]") {
-		return strings.Trim(addr[:i], "[]")
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
 	}
-	return strings.Trim(addr, "[]")
+	return addr
 }
 
 // requestBytes is the request the fetcher sent for u, as an archive

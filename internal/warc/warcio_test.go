@@ -2,7 +2,6 @@ package warc
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,41 +18,13 @@ import (
 // (warciotest.Dir: $SEEDENGINE_WARCIO_DIR, which .ci/run sets).
 func warcioDir(t *testing.T) string { return warciotest.Dir(t) }
 
-type warcioReport struct {
-	Records []struct {
-		Type            string   `json:"type"`
-		URI             *string  `json:"uri"`
-		ID              string   `json:"id"`
-		ConcurrentTo    []string `json:"concurrentTo"`
-		RefersTo        *string  `json:"refersTo"`
-		Offset          int64    `json:"offset"`
-		Length          int64    `json:"length"`
-		BlockDigestOK   bool     `json:"blockDigestOK"`
-		PayloadDigestOK *bool    `json:"payloadDigestOK"`
-		PayloadDigest   *string  `json:"payloadDigest"`
-		Status          *int     `json:"status"`
-	} `json:"records"`
-	CDX    []map[string]any `json:"cdx"`
-	Errors []string         `json:"errors"`
-}
-
-// runWarcio runs testdata/warcio/verify.mjs on file; its exit status is
-// 1 when a digest does not match.
-func runWarcio(t *testing.T, dir string, file []byte) (warcioReport, error) {
+// runWarcio has warciotest run warcio on file; its error is warcio's
+// exit status, not nil when a digest does not match.
+func runWarcio(t *testing.T, dir string, file []byte) (warciotest.Report, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sample.warc.gz")
 	require.NoError(t, os.WriteFile(path, file, 0o644))
-	cmd := exec.Command("node", filepath.Join("testdata", "warcio", "verify.mjs"), dir, path, "sample.warc.gz")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, runErr := cmd.Output()
-	var rep warcioReport
-	require.NoError(t, json.Unmarshal(out, &rep), "verify.mjs printed %q; stderr %s", out, stderr.String())
-	var exit *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &exit) {
-		t.Fatalf("verify.mjs: %v; stderr %s", runErr, stderr.String())
-	}
-	return rep, runErr
+	return warciotest.Run(t, dir, path, "sample.warc.gz")
 }
 
 // TestWarcioReadsOurFiles has Webrecorder's warcio, an independent

@@ -26,13 +26,16 @@ type Record struct {
 	Length          int64    `json:"length"`
 	BlockDigestOK   bool     `json:"blockDigestOK"`
 	PayloadDigestOK *bool    `json:"payloadDigestOK"`
+	PayloadDigest   *string  `json:"payloadDigest"`
 	Status          *int     `json:"status"`
 }
 
-// Report is what warcio found in a file.
+// Report is what warcio found in a file: its records, the lines of its
+// own CDX indexer and the digests that did not match.
 type Report struct {
-	Records []Record `json:"records"`
-	Errors  []string `json:"errors"`
+	Records []Record         `json:"records"`
+	CDX     []map[string]any `json:"cdx"`
+	Errors  []string         `json:"errors"`
 }
 
 // Dir is where the pinned warcio is installed ($SEEDENGINE_WARCIO_DIR,
@@ -56,9 +59,10 @@ func Dir(t testing.TB) string {
 	return ""
 }
 
-// Verify has warcio read the WARC file at path (named name in it) and
-// fails the test when warcio cannot parse it or a digest does not match.
-func Verify(t testing.TB, dir, path, name string) Report {
+// Run has warcio read the WARC file at path (named name in it) and
+// returns what it found; err is its exit status, not nil when a digest
+// does not match. The test fails when warcio cannot run or read it.
+func Run(t testing.TB, dir, path, name string) (Report, error) {
 	t.Helper()
 	_, self, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(self), "..", "testdata", "warcio", "verify.mjs")
@@ -74,6 +78,13 @@ func Verify(t testing.TB, dir, path, name string) Report {
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("warcio on %s: %v; stderr %s", name, err, stderr.String())
 	}
+	return rep, err
+}
+
+// Verify is Run that fails the test when a digest does not match.
+func Verify(t testing.TB, dir, path, name string) Report {
+	t.Helper()
+	rep, err := Run(t, dir, path, name)
 	if err != nil || len(rep.Errors) > 0 {
 		t.Fatalf("warcio on %s: %v %v", name, err, rep.Errors)
 	}
