@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -266,7 +265,7 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	}
 	c := warc.Capture{TargetURI: target, IP: hostOf(resp.RemoteAddr), Date: start,
 		Request: requestBytes(target, f.cfg.UserAgent), Response: responseBytes(resp)}
-	digest, err := warc.PayloadDigest(c.Response)
+	digest, err := c.PayloadDigest()
 	if err != nil {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unreadable_response", f.cfg.Now())
 	}
@@ -397,10 +396,8 @@ func requestBytes(raw, userAgent string) []byte {
 	if err != nil {
 		return nil
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.8\r\nAccept-Encoding: gzip\r\n\r\n",
-		u.RequestURI(), u.Host, userAgent)
-	return b.Bytes()
+	return []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: " + userAgent +
+		"\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.8\r\nAccept-Encoding: gzip\r\n\r\n")
 }
 
 // responseBytes is the response as the archive keeps it: the status line,
@@ -408,10 +405,12 @@ func requestBytes(raw, userAgent string) []byte {
 // kept decoded, so Content-Encoding and Transfer-Encoding go and
 // Content-Length is the body's), a blank line and the body.
 func responseBytes(r *fetch.Response) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", r.Status, http.StatusText(r.Status))
 	names := make([]string, 0, len(r.Header))
-	for k := range r.Header {
+	size := len(r.Body) + 64
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			size += len(k) + len(v) + 4
+		}
 		switch http.CanonicalHeaderKey(k) {
 		case "Content-Encoding", "Transfer-Encoding", "Content-Length", "Connection":
 			continue
@@ -419,12 +418,20 @@ func responseBytes(r *fetch.Response) []byte {
 		names = append(names, k)
 	}
 	slices.Sort(names)
+	b := make([]byte, 0, size)
+	b = append(b, "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(r.Status), 10)
+	b = append(append(append(b, ' '), http.StatusText(r.Status)...), "\r\n"...)
 	for _, k := range names {
 		for _, v := range r.Header[k] {
-			fmt.Fprintf(&b, "%s: %s\r\n", k, strings.NewReplacer("\r", " ", "\n", " ").Replace(v))
+			if strings.ContainsAny(v, "\r\n") {
+				v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
+			}
+			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
 		}
 	}
-	fmt.Fprintf(&b, "Content-Length: %s\r\n\r\n", strconv.Itoa(len(r.Body)))
-	b.Write(r.Body)
-	return b.Bytes()
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, int64(len(r.Body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	return append(b, r.Body...)
 }

@@ -3,12 +3,14 @@ package warc
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,6 +31,25 @@ type Capture struct {
 	// Transfer-Encoding (and that header dropped) but with its
 	// Content-Encoding as sent. See ParseResponse.
 	Response []byte
+
+	// Set by PayloadDigest, so that Write parses and digests once.
+	resp          *HTTPResponse
+	payloadDigest string
+}
+
+// PayloadDigest parses c.Response and returns its payload digest (see the
+// package function PayloadDigest). A Capture whose digest was asked for
+// is written without parsing or digesting its body again, so c.Response
+// must not change after the call.
+func (c *Capture) PayloadDigest() (string, error) {
+	if c.resp == nil {
+		r, err := ParseResponse(c.Response)
+		if err != nil {
+			return "", err
+		}
+		c.resp, c.payloadDigest = &r, digestOf(r.Body)
+	}
+	return c.payloadDigest, nil
 }
 
 // Revisit names the earlier response whose payload a capture repeats.
@@ -102,7 +123,8 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 	}
 
 	ww := &Writer{w: w, warcinfoID: newRecordID()}
-	member, err := buildMember("warcinfo", []field{
+	var member bytes.Buffer
+	err := buildMember(&member, "warcinfo", []field{
 		{"WARC-Record-ID", ww.warcinfoID},
 		{"WARC-Date", formatDate(time.Now())},
 		{"WARC-Filename", filename},
@@ -111,7 +133,7 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 	if err != nil {
 		return nil, fmt.Errorf("warc writer: warcinfo: %w", err)
 	}
-	if _, err := ww.append(member); err != nil {
+	if _, err := ww.append(member.Bytes()); err != nil {
 		return nil, fmt.Errorf("warc writer: warcinfo: %w", err)
 	}
 	return ww, nil
@@ -124,22 +146,33 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 // response's status line and header fields only, and c's body must have
 // revisitOf's payload digest (else ErrDigestMismatch).
 func (w *Writer) Write(c Capture, revisitOf *Revisit) (Record, error) {
-	rec, members, err := w.build(c, revisitOf)
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer putBuf(buf)
+	buf.Reset()
+	rec, err := w.build(buf, c, revisitOf)
 	if err != nil {
 		return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
 	}
+	// The members go out in one write; the response (or revisit) is the
+	// last of them.
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i, m := range members {
-		off, err := w.appendLocked(m)
-		if err != nil {
-			return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
-		}
-		if i == len(members)-1 {
-			rec.Offset, rec.Length = off, int64(len(m))
-		}
+	off, err := w.appendLocked(buf.Bytes())
+	if err != nil {
+		return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
 	}
+	rec.Offset += off
 	return rec, nil
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// putBuf pools buf unless a huge page grew it: a pool of such buffers
+// would hold their memory between rare large pages.
+func putBuf(buf *bytes.Buffer) {
+	if buf.Cap() <= 4<<20 {
+		bufPool.Put(buf)
+	}
 }
 
 // Size is the number of bytes written so far, the warcinfo record
@@ -150,41 +183,42 @@ func (w *Writer) Size() int64 {
 	return w.size
 }
 
-// build makes the gzip members for c, the response (or revisit) last.
-func (w *Writer) build(c Capture, revisitOf *Revisit) (Record, [][]byte, error) {
+// build appends the gzip members for c to buf, the response (or revisit)
+// last; the Record's Offset is that member's offset in buf.
+func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record, error) {
 	if err := checkFieldValue("target URI", c.TargetURI); err != nil || c.TargetURI == "" {
-		return Record{}, nil, fmt.Errorf("bad target URI %q", truncate(c.TargetURI))
+		return Record{}, fmt.Errorf("bad target URI %q", truncate(c.TargetURI))
 	}
 	if c.Date.IsZero() {
-		return Record{}, nil, errors.New("capture has no date")
+		return Record{}, errors.New("capture has no date")
 	}
 	if c.IP != "" && net.ParseIP(c.IP) == nil {
-		return Record{}, nil, fmt.Errorf("bad IP address %q", truncate(c.IP))
+		return Record{}, fmt.Errorf("bad IP address %q", truncate(c.IP))
 	}
-	resp, err := ParseResponse(c.Response)
+	digest, err := c.PayloadDigest()
 	if err != nil {
-		return Record{}, nil, err
+		return Record{}, err
 	}
+	resp := c.resp
 	rec := Record{
 		Type:          "response",
 		RecordID:      newRecordID(),
 		TargetURI:     c.TargetURI,
 		Date:          c.Date,
-		PayloadDigest: digestOf(resp.Body),
+		PayloadDigest: digest,
 		Status:        resp.Status,
 		MIME:          resp.MIME(),
 	}
 	date := formatDate(c.Date)
 
-	var members [][]byte
 	var reqID string
 	if len(c.Request) > 0 {
 		end := bytes.Index(c.Request, []byte("\r\n\r\n"))
 		if end < 0 {
-			return Record{}, nil, errors.New("http request: no blank line ends the header block")
+			return Record{}, errors.New("http request: no blank line ends the header block")
 		}
 		reqID = newRecordID()
-		m, err := buildMember("request", []field{
+		err := buildMember(buf, "request", []field{
 			{"WARC-Record-ID", reqID},
 			{"WARC-Date", date},
 			{"WARC-Target-URI", c.TargetURI},
@@ -194,9 +228,8 @@ func (w *Writer) build(c Capture, revisitOf *Revisit) (Record, [][]byte, error) 
 			{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
 		}, c.Request)
 		if err != nil {
-			return Record{}, nil, fmt.Errorf("request record: %w", err)
+			return Record{}, fmt.Errorf("request record: %w", err)
 		}
-		members = append(members, m)
 	}
 
 	block := c.Response
@@ -214,10 +247,10 @@ func (w *Writer) build(c Capture, revisitOf *Revisit) (Record, [][]byte, error) 
 	}
 	if revisitOf != nil {
 		if err := checkRevisit(*revisitOf); err != nil {
-			return Record{}, nil, err
+			return Record{}, err
 		}
 		if revisitOf.PayloadDigest != rec.PayloadDigest {
-			return Record{}, nil, fmt.Errorf("revisit of %s: %w: it has %s, the capture %s",
+			return Record{}, fmt.Errorf("revisit of %s: %w: it has %s, the capture %s",
 				revisitOf.RecordID, ErrDigestMismatch, revisitOf.PayloadDigest, rec.PayloadDigest)
 		}
 		block, rec.Type = c.Response[:resp.HeaderLen], "revisit"
@@ -232,11 +265,12 @@ func (w *Writer) build(c Capture, revisitOf *Revisit) (Record, [][]byte, error) 
 		field{"Content-Type", "application/http; msgtype=response"},
 		field{"WARC-Payload-Digest", rec.PayloadDigest},
 	)
-	m, err := buildMember(rec.Type, fields, block)
-	if err != nil {
-		return Record{}, nil, fmt.Errorf("%s record: %w", rec.Type, err)
+	rec.Offset = int64(buf.Len())
+	if err := buildMember(buf, rec.Type, fields, block); err != nil {
+		return Record{}, fmt.Errorf("%s record: %w", rec.Type, err)
 	}
-	return rec, append(members, m), nil
+	rec.Length = int64(buf.Len()) - rec.Offset
+	return rec, nil
 }
 
 func checkRevisit(r Revisit) error {
@@ -291,34 +325,36 @@ type field struct{ name, value string }
 
 const profileIdenticalPayloadDigest = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 
-var gzipPool = sync.Pool{New: func() any { return gzip.NewWriter(nil) }}
+var gzipPool = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }}
 
-// buildMember serialises one WARC/1.1 record as one gzip member: the
+// buildMember appends one WARC/1.1 record to buf as one gzip member: the
 // version line, WARC-Type, the given fields in order, Content-Length and
 // WARC-Block-Digest, a blank line, the block, and the two CRLFs that end
 // a record. The callers check the field values.
-func buildMember(typ string, fields []field, block []byte) ([]byte, error) {
-	var head bytes.Buffer
-	head.WriteString("WARC/1.1\r\nWARC-Type: " + typ + "\r\n")
+func buildMember(buf *bytes.Buffer, typ string, fields []field, block []byte) error {
+	head := make([]byte, 0, 512)
+	head = append(head, "WARC/1.1\r\nWARC-Type: "...)
+	head = append(head, typ...)
+	head = append(head, "\r\n"...)
 	for _, f := range fields {
-		head.WriteString(f.name + ": " + f.value + "\r\n")
+		head = append(append(append(append(head, f.name...), ": "...), f.value...), "\r\n"...)
 	}
-	fmt.Fprintf(&head, "Content-Length: %d\r\nWARC-Block-Digest: %s\r\n\r\n", len(block), digestOf(block))
+	head = append(head, "Content-Length: "...)
+	head = strconv.AppendInt(head, int64(len(block)), 10)
+	head = append(head, "\r\nWARC-Block-Digest: "...)
+	head = append(head, digestOf(block)...)
+	head = append(head, "\r\n\r\n"...)
 
-	var buf bytes.Buffer
-	buf.Grow(len(block)/3 + head.Len() + 64)
+	buf.Grow(len(block)/3 + len(head) + 64)
 	zw := gzipPool.Get().(*gzip.Writer)
 	defer gzipPool.Put(zw)
-	zw.Reset(&buf)
-	for _, p := range [][]byte{head.Bytes(), block, []byte("\r\n\r\n")} {
+	zw.Reset(buf)
+	for _, p := range [][]byte{head, block, []byte("\r\n\r\n")} {
 		if _, err := zw.Write(p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return zw.Close()
 }
 
 // newRecordID is a WARC-Record-ID: a random (version 4) UUID as a URN.
@@ -329,7 +365,14 @@ func newRecordID() string {
 	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	hex.Encode(b[9:13], u[4:6])
+	hex.Encode(b[14:18], u[6:8])
+	hex.Encode(b[19:23], u[8:10])
+	hex.Encode(b[24:], u[10:16])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return "<urn:uuid:" + string(b[:]) + ">"
 }
 
 // formatDate is a WARC/1.1 date: UTC, with fractional seconds when there
