@@ -2,7 +2,10 @@ package pages_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -17,6 +20,8 @@ import (
 	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
+	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
 
 // memStore is pages.Store in memory: the benchmark measures fetching and
@@ -71,12 +76,78 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// peakHeap samples the live heap every 20 ms until stop is closed and
+// returns its peak in bytes.
+func peakHeap(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		var peak uint64
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-stop:
+				out <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return out
+}
+
+// sqlPages queues n pages in SQLite as harvest reads do: one read of
+// each of the publishers' seeds (harvest.pages on) records its share of
+// the n articles, and each item's page is queued in that transaction.
+func sqlPages(b *testing.B, pubs []*simweb.Publisher, n int) (pages.Store, []int64) {
+	db := sqlstoretest.OpenSQLite(b)
+	seeds := sqlstore.NewSeedService(db)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	var ids []int64
+	for k, p := range pubs {
+		sd := &seedengine.Seed{DomainID: "media:sg:" + p.Host, ContentType: seedengine.ContentTypeNews, Category: "news",
+			Source:  seedengine.SeedSource{Name: p.Host},
+			Fetch:   seedengine.SeedFetch{Type: seedengine.FetchRSS, EntryURL: "https://" + p.Host + "/feed", Schedule: "@hourly"},
+			Policy:  seedengine.SeedPolicy{RobotsURL: "https://" + p.Host + "/robots.txt", CrawlAllowed: true},
+			Harvest: seedengine.SeedHarvest{Pages: true}, Confidence: 0.8}
+		require.NoError(b, seeds.CreateSeed(ctx, sd, "bench"))
+		var items []seedengine.Item
+		for i := k; i < n; i += len(pubs) {
+			u := p.ArticleURL(i / len(pubs))
+			items = append(items, seedengine.Item{URL: u, NormalizedURL: u, SeedID: sd.SeedID, DomainID: sd.DomainID,
+				Country: "sg", Category: "news", Source: seedengine.ItemSource{EntryURL: sd.Fetch.EntryURL, FetchType: sd.Fetch.Type},
+				FirstSeenAt: at})
+		}
+		c := seedengine.SeedCheck{SeedID: sd.SeedID, CheckedAt: at, EntryURL: sd.Fetch.EntryURL, Outcome: seedengine.CheckOK, Status: 200, Items: len(items)}
+		_, _, err := seeds.RecordSeedCheck(ctx, &c, items, false,
+			func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+				return seedengine.SeedHealth{State: seedengine.HealthHealthy}, at.Add(time.Hour)
+			},
+			func(_ context.Context, _ *sql.Tx, ch seedengine.SeedHealthChange) error {
+				ids = append(ids, ch.Pages...)
+				return nil
+			})
+		require.NoError(b, err)
+	}
+	require.Len(b, ids, n)
+	return sqlstore.NewPageService(db), ids
+}
+
 // BenchmarkPages fetches b.N article pages (about 1.2 KB of HTML each, one
 // in 25 about 300 KB) from 50 simulated hosts on loopback, no per-host
-// delay, 64 at a time, and writes them to WARC files in the spool and a
-// store in memory (to_warc); fetch_only fetches the same pages and drops
-// them. It reports pages/s, bytes of WARC per page and CPU per page:
-// writing's cost is the difference.
+// delay, 64 at a time. to_warc writes them to WARC files in the spool,
+// stores the files in a local directory and keeps the pages' rows in
+// memory; fetch_only fetches the same pages and drops them;
+// to_warc_sqlite is to_warc with the rows in SQLite, queued by harvest
+// reads as in a deployment. Files roll at 16 MiB (about 10,000 pages), so
+// a run stores several: memory is bounded by the open file's records, not
+// by the pages. It reports pages/s, bytes of WARC
+// per page, CPU per page (writing's cost is the difference) and the peak
+// live heap.
 //
 //	go test -run '^$' -bench Pages -benchtime 20000x ./internal/pages/
 func BenchmarkPages(b *testing.B) {
@@ -93,31 +164,40 @@ func BenchmarkPages(b *testing.B) {
 	}
 	_, client := simwebtest.Client(b, sites, 10*time.Second)
 
-	for _, mode := range []string{"fetch_only", "to_warc"} {
+	for _, mode := range []string{"fetch_only", "to_warc", "to_warc_sqlite"} {
 		b.Run(mode, func(b *testing.B) {
-			store := &memStore{pages: map[int64]*seedengine.Page{}}
-			for i := range b.N {
-				p := pubs[i%len(pubs)]
-				n := i / len(pubs)
-				store.pages[int64(i+1)] = &seedengine.Page{ItemID: int64(i + 1), URL: p.ArticleURL(n), State: seedengine.PageQueued,
-					Partition: seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-27"}}
+			mem := &memStore{pages: map[int64]*seedengine.Page{}}
+			var store pages.Store = mem
+			var queued []int64
+			if mode == "to_warc_sqlite" {
+				store, queued = sqlPages(b, pubs, b.N)
+			} else {
+				for i := range b.N {
+					p := pubs[i%len(pubs)]
+					mem.pages[int64(i+1)] = &seedengine.Page{ItemID: int64(i + 1), URL: p.ArticleURL(i / len(pubs)), State: seedengine.PageQueued,
+						Partition: seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-27"}}
+					queued = append(queued, int64(i+1))
+				}
 			}
-			blobs, err := blobstore.Open(context.Background(), "mem://")
+			blobs, err := blobstore.Open(context.Background(), "file://"+b.TempDir())
 			require.NoError(b, err)
 			defer blobs.Close()
-			f, err := pages.New(pages.Config{Dir: b.TempDir(), Process: "bench"}, store, blobs, client)
+			f, err := pages.New(pages.Config{Dir: b.TempDir(), Process: "bench", MaxFileBytes: 16 << 20}, store, blobs, client)
 			require.NoError(b, err)
 			ctx := context.Background()
 			ids := make(chan int64, 1024)
 			var wg sync.WaitGroup
 			var bytes atomic.Int64
+			runtime.GC()
+			stop := make(chan struct{})
+			peak := peakHeap(stop)
 			b.ResetTimer()
 			cpu0, start := cpuTime(), time.Now()
 			for range 64 {
 				wg.Go(func() {
 					for id := range ids {
 						if mode == "fetch_only" {
-							p := store.pages[id]
+							p := mem.pages[id]
 							resp, err := client.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage})
 							if err == nil {
 								bytes.Add(int64(len(resp.Body)))
@@ -130,19 +210,21 @@ func BenchmarkPages(b *testing.B) {
 					}
 				})
 			}
-			for i := range b.N {
-				ids <- int64(i + 1)
+			for _, id := range queued {
+				ids <- id
 			}
 			close(ids)
 			wg.Wait()
-			if mode == "to_warc" {
+			if mode != "fetch_only" {
 				require.NoError(b, f.Close(ctx))
 			}
 			elapsed, cpu := time.Since(start), cpuTime()-cpu0
 			b.StopTimer()
+			close(stop)
+			b.ReportMetric(float64(<-peak)/(1<<20), "peak_heap_MiB")
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_µs/page")
-			if mode == "to_warc" {
+			if mode != "fetch_only" {
 				var total int64
 				require.NoError(b, blobs.List(ctx, "warc/", func(o blobstore.Object) error {
 					if len(o.Key) > 8 && o.Key[len(o.Key)-8:] == ".warc.gz" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -151,11 +152,7 @@ func (f *Fetcher) storeFile(ctx context.Context, p seedengine.Partition, path, n
 	if err != nil {
 		return fmt.Errorf("store %s: %w", name, err)
 	}
-	index := strings.Join(lines, "\n")
-	if index != "" {
-		index += "\n"
-	}
-	if _, err := f.objects.Put(ctx, layout.WARCIndexKey(key), strings.NewReader(index), "application/x-ndjson"); err != nil {
+	if _, err := f.objects.Put(ctx, layout.WARCIndexKey(key), &linesReader{lines: lines}, "application/x-ndjson"); err != nil {
 		return fmt.Errorf("store %s index: %w", name, err)
 	}
 	wf := seedengine.WARCFile{Partition: p, Name: name, Key: key, IndexKey: layout.WARCIndexKey(key), Records: records,
@@ -173,6 +170,35 @@ func (f *Fetcher) storeFile(ctx context.Context, p seedengine.Partition, path, n
 		"bytes", size, "pages", n)
 	_ = os.Remove(path + ".cdxj.part")
 	return os.Remove(path)
+}
+
+// linesReader reads lines, each ended by a newline, without joining
+// them into one more copy of the index.
+type linesReader struct {
+	lines []string
+	cur   string // the rest of the line being read
+	nl    bool   // its newline is still to come
+}
+
+func (r *linesReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		switch {
+		case r.cur != "":
+			k := copy(p[n:], r.cur)
+			r.cur, n = r.cur[k:], n+k
+		case r.nl:
+			p[n], r.nl, n = '\n', false, n+1
+		case len(r.lines) > 0:
+			r.cur, r.nl, r.lines = r.lines[0], true, r.lines[1:]
+		default:
+			if n == 0 && len(p) > 0 {
+				return 0, io.EOF
+			}
+			return n, nil
+		}
+	}
+	return n, nil
 }
 
 // readIndex reads a spool's CDXJ lines, those of records ending at or
