@@ -30,6 +30,7 @@ const envPrefix = "SEEDENGINE_"
 // set by the flag definitions.
 type Config struct {
 	Addr        string
+	MetricsAddr string
 	DataDir     string
 	DatabaseURL string
 	DBWait      time.Duration
@@ -58,6 +59,8 @@ type Config struct {
 	SeedCheckMinInterval time.Duration
 	SeedCheckMaxInterval time.Duration
 	SeedCheckRetention   time.Duration
+	Retention            time.Duration
+	JobRetention         time.Duration
 	HarvestMinInterval   time.Duration
 	HarvestDedupeWindow  time.Duration
 	ItemFlushInterval    time.Duration
@@ -114,6 +117,7 @@ const (
 	groupQueue                             // job workers
 	groupDiscover                          // URL classification: serve, worker, upload
 	groupFetch                             // the outbound client: serve, worker
+	groupOps                               // worker's metrics and health listener
 )
 
 // setting describes one flag and its environment variable.
@@ -150,6 +154,7 @@ var settings = []setting{
 	stringSetting("log-format", "text", "log format: json or text", groupStore, func(c *Config) *string { return &c.LogFormat }),
 	stringSetting("log-level", "info", "log level: debug, info, warn or error", groupStore, func(c *Config) *string { return &c.LogLevel }),
 	stringSetting("addr", "127.0.0.1:8080", "HTTP listen address; without API keys only a loopback address is allowed", groupServer, func(c *Config) *string { return &c.Addr }),
+	stringSetting("metrics-addr", "", "listen address of this worker's /metrics, /health/live and /health/ready (open, like serve's: bind an internal address); empty: none", groupOps, func(c *Config) *string { return &c.MetricsAddr }),
 	stringSetting("environment", "development", "deployment environment name reported by GET /", groupServer, func(c *Config) *string { return &c.Environment }),
 	{name: "max-body-bytes", usage: "largest accepted request body in bytes", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Int64Var(&c.MaxBodyBytes, n, 16<<20, u)
@@ -189,6 +194,12 @@ var settings = []setting{
 	}},
 	{name: "seed-check-retention", usage: "how long seed checks are kept", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.SeedCheckRetention, n, 90*24*time.Hour, u)
+	}},
+	{name: "retention", usage: "how long finished batches (with their chunks and liveness results, each domain's latest kept forever), finished metadata sync tasks and dead-letter jobs are kept", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.Retention, n, 30*24*time.Hour, u)
+	}},
+	{name: "job-retention", usage: "how long the queue keeps completed and cancelled jobs (River's cleaner deletes them after)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.JobRetention, n, 24*time.Hour, u)
 	}},
 	{name: "harvest-min-interval", usage: "shortest time between two reads of an active feed or sitemap seed, whose pace follows its publisher's (docs/harvest.md); the longest is --seed-check-max-interval", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.HarvestMinInterval, n, 5*time.Minute, u)
@@ -465,6 +476,13 @@ func (c *Config) finish(groups settingGroup) error {
 			c.trustedProxies = append(c.trustedProxies, p.Masked())
 		}
 	}
+	if groups&groupOps != 0 && c.MetricsAddr != "" {
+		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr: %q must be host:port", c.MetricsAddr)
+		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+			return fmt.Errorf("--metrics-addr: port %q must be a number from 0 to 65535", port)
+		}
+	}
 	if groups&(groupServer|groupQueue) != 0 && c.ShutdownTimeout <= 0 {
 		return fmt.Errorf("--shutdown-timeout: %v must be positive", c.ShutdownTimeout)
 	}
@@ -486,6 +504,12 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.SeedCheckMaxInterval < c.SeedCheckMinInterval || c.SeedCheckMaxInterval > 30*24*time.Hour {
 			return fmt.Errorf("--seed-check-max-interval: %v must be from --seed-check-min-interval (%v) to 720h", c.SeedCheckMaxInterval, c.SeedCheckMinInterval)
+		}
+		if c.Retention < 24*time.Hour {
+			return fmt.Errorf("--retention: %v must be at least 24h", c.Retention)
+		}
+		if c.JobRetention < time.Hour {
+			return fmt.Errorf("--job-retention: %v must be at least 1h", c.JobRetention)
 		}
 		if c.SeedCheckRetention < 24*time.Hour {
 			return fmt.Errorf("--seed-check-retention: %v must be at least 24h", c.SeedCheckRetention)

@@ -105,11 +105,42 @@ func TestAPIOnlyServe(t *testing.T) {
 	require.Equal(t, 2, code, stderr)
 	require.Contains(t, stderr, "--workers: 0 leaves a worker nothing to do")
 
-	w := launch(t, "worker", "--data-dir", dir, "--log-format", "json", "--database-url", db)
-	w.waitEvent(t, "worker_started", 30*time.Second)
+	_, stderr, code = runCLI(t, nil, "worker", "--data-dir", dir, "--database-url", db, "--metrics-addr", "localhost")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--metrics-addr")
+
+	w := launch(t, "worker", "--data-dir", dir, "--log-format", "json", "--database-url", db, "--metrics-addr", "127.0.0.1:0")
+	w.base = "http://" + w.waitEvent(t, "worker_started", 30*time.Second)["metrics_addr"].(string)
 	require.Eventually(t, func() bool {
 		return api.do(t, "GET", "/api/v1/queues/batch/"+id, "", nil).body["status"] == "completed"
 	}, 60*time.Second, 50*time.Millisecond)
+
+	// The worker's own endpoints: health, and metrics of its queue, its
+	// fetcher and its process; nothing else of the API.
+	r = w.do(t, "GET", "/health/live", "", nil)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.raw)
+	r = w.do(t, "GET", "/health/ready", "", nil)
+	require.Equal(t, http.StatusOK, r.status, "body: %s", r.raw)
+	require.Equal(t, true, r.body["ready"])
+	// River reports a job's end to the metrics a moment after its batch
+	// shows it.
+	require.Eventually(t, func() bool {
+		r = w.do(t, "GET", "/metrics", "", nil)
+		return strings.Contains(string(r.raw), `seedengine_jobs_worked_total{kind="research_chunk",outcome="completed"} 1`)
+	}, 10*time.Second, 50*time.Millisecond, "worked jobs counted")
+	require.Equal(t, http.StatusOK, r.status)
+	for _, want := range []string{
+		`seedengine_jobs_worked_total{kind="research_chunk",outcome="completed"} 1`,
+		`seedengine_job_run_seconds_count{kind="research_chunk"} 1`,
+		`seedengine_fetch_in_flight 0`,
+		`seedengine_jobs{kind=`,
+		`process_resident_memory_bytes`,
+	} {
+		require.Contains(t, string(r.raw), want)
+	}
+	for _, path := range []string{"/api/v1/seeds", "/", "/console/"} {
+		require.Equal(t, http.StatusNotFound, w.do(t, "GET", path, "", nil).status, path)
+	}
 	require.Equal(t, 0, w.stop(t))
 }
 

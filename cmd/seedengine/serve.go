@@ -130,6 +130,8 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			RescueStuckJobsAfter: c.JobRescueAfter,
 			DeadProcessAfter:     c.DeadProcessAfter,
 			InsertOnly:           c.Workers == 0,
+			JobRetention:         c.JobRetention,
+			DeadLetterRetention:  c.Retention,
 		},
 		SeedChecks: seedcheck.Config{
 			MinInterval: c.SeedCheckMinInterval, MaxInterval: c.SeedCheckMaxInterval, Retention: c.SeedCheckRetention,
@@ -143,6 +145,8 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		},
 		ItemFlushInterval: c.ItemFlushInterval,
 		PageSweepInterval: 10 * time.Minute,
+		Retention:         c.Retention,
+		RetentionInterval: time.Hour,
 		MetadataDebounce:  c.MetadataSyncDebounce,
 		MetadataInterval:  c.MetadataSyncInterval,
 		Version:           version(),
@@ -241,7 +245,7 @@ serve, to spread the work over more machines.`
 
 // runServe runs serve (API and workers) or, without withAPI, worker.
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, withAPI bool) error {
-	name, summary, groups := "worker", workerSummary, groupStore|groupQueue|groupDiscover|groupFetch
+	name, summary, groups := "worker", workerSummary, groupStore|groupQueue|groupDiscover|groupFetch|groupOps
 	if withAPI {
 		name, summary, groups = "serve", serveSummary, groupStore|groupServer|groupQueue|groupDiscover|groupFetch
 	}
@@ -321,6 +325,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}, func() httpapi.Deps {
 			d := a.Deps()
 			d.Console = consoleHandler
+			d.Collectors = append(d.Collectors, fc.Collector())
 			return d
 		}())
 
@@ -343,6 +348,29 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       2 * time.Minute,
 			WriteTimeout:      5 * time.Minute,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+	} else if c.MetricsAddr != "" {
+		// A worker's own /metrics and health: the API's open routes,
+		// nothing else.
+		deps := a.Deps()
+		deps.Collectors = append(deps.Collectors, fc.Collector())
+		api := httpapi.New(httpapi.Config{Logger: log, Version: version(), Commit: commit(), GoVersion: runtime.Version(),
+			Environment: c.Environment}, deps)
+		ops := http.NewServeMux()
+		for _, p := range []string{"GET /metrics", "GET /health/live", "GET /health/ready"} {
+			ops.Handle(p, api.Handler())
+		}
+		ln, err = net.Listen("tcp", c.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		srv = &http.Server{
+			Handler:           ops,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       time.Minute,
+			WriteTimeout:      time.Minute,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		}
@@ -378,9 +406,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	serveErr := make(chan error, 1)
 	if srv != nil {
 		go func() { serveErr <- srv.Serve(ln) }()
+	}
+	if withAPI {
 		log.Info("listening", "event", "http_listening", "addr", ln.Addr().String(), "startup_ms", time.Since(start).Milliseconds())
 	} else {
-		log.Info("workers running", "event", "worker_started", "workers", c.Workers, "startup_ms", time.Since(start).Milliseconds())
+		attrs := []any{"event", "worker_started", "workers", c.Workers, "startup_ms", time.Since(start).Milliseconds()}
+		if ln != nil {
+			attrs = append(attrs, "metrics_addr", ln.Addr().String())
+		}
+		log.Info("workers running", attrs...)
 	}
 
 	var runErr error

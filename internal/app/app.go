@@ -14,6 +14,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
@@ -69,6 +71,11 @@ type Config struct {
 	// this process fetches no pages (other processes may).
 	PageFetch pages.Fetch
 	Pages     pages.Config
+	// Retention is how long finished batches (their chunks and liveness
+	// results but each domain's latest) and finished metadata tasks are
+	// kept; RetentionInterval how often the leader prunes them (0: never).
+	Retention         time.Duration
+	RetentionInterval time.Duration
 	// PageSweepInterval is how often pages lost with their spool are
 	// queued again (0: never).
 	PageSweepInterval time.Duration
@@ -157,6 +164,13 @@ func New(cfg Config) (*App, error) {
 	if qc.ReadDB == nil {
 		qc.ReadDB = db.Reader()
 	}
+	if qc.Listener == nil {
+		l, err := db.Listener()
+		if err != nil {
+			return nil, err
+		}
+		qc.Listener = l
+	}
 	// What this process lacks (a prober, a contract runner, a collector's
 	// fetcher) leaves its kind's processor nil: the kind's jobs are known
 	// but not run here.
@@ -223,6 +237,17 @@ func New(cfg Config) (*App, error) {
 	// a spool that will never be stored: its machine is gone (a live
 	// process stores its files within their age). They are fetched again.
 	stale := max(time.Hour, 6*cmp.Or(cfg.Pages.MaxFileAge, 10*time.Minute))
+	retention := sqlstore.NewRetentionService(db)
+	keep := cmp.Or(cfg.Retention, 30*24*time.Hour)
+	q.RegisterRetention(func(ctx context.Context) error {
+		now := time.Now()
+		p, err := retention.Prune(ctx, now.Add(-keep), now)
+		if p.Total() > 0 {
+			log.Info("pruned what is kept no longer", "event", "retention_pruned", "batches", p.Batches, "batch_chunks", p.BatchChunks,
+				"liveness_results", p.LivenessResults, "metadata_tasks", p.MetadataTasks, "console_sessions", p.ConsoleSessions)
+		}
+		return err
+	}, cfg.RetentionInterval)
 	q.RegisterPageSweep(func(ctx context.Context) (int, error) {
 		ids, err := a.Pages.RequeuePages(ctx, "", time.Now().Add(-stale), 1000, q.QueuePageFetchesTx)
 		return len(ids), err
@@ -301,6 +326,7 @@ func (a *App) Deps() httpapi.Deps {
 		APIKeys:    a.Keys,
 		Batches:    a.Queue.Batches(),
 		QueueStats: a.Queue,
+		Collectors: []prometheus.Collector{a.Queue.Collector()},
 		Datasets:   research.RegisteringDatasets(a.Datasets, a.Research),
 		Research:   a.Research,
 		Domains:    a.Domains,

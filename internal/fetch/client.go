@@ -125,6 +125,7 @@ type Client struct {
 	sched     *scheduler
 	log       *slog.Logger
 	dns       *dnsLookup
+	metrics   *clientMetrics
 }
 
 // New returns a Client for cfg. It fails on an invalid setting (a bad
@@ -143,12 +144,13 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		cfg:    cfg,
-		ua:     fmt.Sprintf("seedengine/%s (+%s)", cfg.Version, cfg.UserAgentContact),
-		routes: routes,
-		guard:  guard{allow: cfg.AllowNetworks},
-		sched:  newScheduler(cfg.Concurrency, cfg.PerHostDelay),
-		log:    cfg.Logger,
+		cfg:     cfg,
+		ua:      fmt.Sprintf("seedengine/%s (+%s)", cfg.Version, cfg.UserAgentContact),
+		routes:  routes,
+		guard:   guard{allow: cfg.AllowNetworks},
+		sched:   newScheduler(cfg.Concurrency, cfg.PerHostDelay),
+		log:     cfg.Logger,
+		metrics: newClientMetrics(),
 		tlsConfig: &tls.Config{
 			RootCAs:    roots,
 			MinVersion: tls.VersionTLS12,
@@ -209,7 +211,15 @@ func (c *Client) SetCrawlDelay(host string, d time.Duration) {
 // failing: the first 512 KiB of a robots.txt or the head of a huge page are
 // still worth having. Failures are *Error values; HTTP statuses are not
 // failures.
-func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
+func (c *Client) Do(ctx context.Context, req Request) (resp *Response, err error) {
+	c.metrics.inFlight.Add(1)
+	defer func() {
+		c.metrics.inFlight.Add(-1)
+		c.metrics.done(req.kind(), err)
+		if resp != nil {
+			c.metrics.bytes.WithLabelValues(string(req.kind())).Add(float64(len(resp.Body)))
+		}
+	}()
 	resp, o, limit, err := c.start(ctx, req)
 	if err != nil {
 		return nil, err
@@ -245,13 +255,18 @@ func (c *Client) Do(ctx context.Context, req Request) (*Response, error) {
 // Stream fetches req.URL like Do but hands the body over as a stream, for
 // documents (sitemaps) that are parsed as they arrive. The caller must
 // close StreamResponse.Body.
-func (c *Client) Stream(ctx context.Context, req Request) (*StreamResponse, error) {
+func (c *Client) Stream(ctx context.Context, req Request) (sr *StreamResponse, err error) {
+	c.metrics.inFlight.Add(1)
+	defer func() {
+		c.metrics.inFlight.Add(-1)
+		c.metrics.done(req.kind(), err)
+	}()
 	resp, o, limit, err := c.start(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	resp.Duration += time.Since(o.begin)
-	sr := &StreamResponse{Response: *resp}
+	sr = &StreamResponse{Response: *resp}
 	if !hasBody(o.method, o.resp.StatusCode) {
 		o.close()
 		sr.Body = http.NoBody

@@ -186,12 +186,19 @@ func (f *fakeBatches) FindBatchChunk(context.Context, string, int) (*seedengine.
 
 // fakeQueueStats returns fixed counts.
 type fakeQueueStats struct {
-	counts []seedengine.JobCount
-	err    error
+	counts  []seedengine.JobCount
+	through []seedengine.KindThroughput
+	minutes int // of the last Throughput call
+	err     error
 }
 
 func (f *fakeQueueStats) CountJobs(context.Context) ([]seedengine.JobCount, error) {
 	return f.counts, f.err
+}
+
+func (f *fakeQueueStats) Throughput(_ context.Context, minutes int) ([]seedengine.KindThroughput, error) {
+	f.minutes = minutes
+	return f.through, f.err
 }
 
 // logBuffer collects JSON log lines from concurrent handlers.

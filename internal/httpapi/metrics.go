@@ -30,7 +30,7 @@ type metrics struct {
 	unmatched routeMetrics
 }
 
-func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService, items seedengine.ItemService, logger *slog.Logger) *metrics {
+func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService, items seedengine.ItemService, extra []prometheus.Collector, logger *slog.Logger) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -46,6 +46,7 @@ func newMetrics(qs seedengine.QueueStatsService, sc seedengine.SeedCheckService,
 	m.reg.MustRegister(m.requests, m.duration,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(extra...)
 	if qs != nil {
 		m.reg.MustRegister(&jobsCollector{
 			qs:     qs,

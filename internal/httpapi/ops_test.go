@@ -215,9 +215,24 @@ func TestQueueStats(t *testing.T) {
 			"research_chunk": map[string]any{"available": 3.0, "running": 1.0},
 			"liveness_chunk": map[string]any{"completed": 7.0},
 		},
-		"states": map[string]any{"available": 3.0, "running": 1.0, "completed": 7.0},
-		"total":  11.0,
+		"states":         map[string]any{"available": 3.0, "running": 1.0, "completed": 7.0},
+		"total":          11.0,
+		"window_minutes": 5.0,
+		"throughput":     []any{},
 	}, r.JSON(t))
+	require.Equal(t, 5, e.stats.minutes, "five minutes unless asked")
+
+	e.stats.through = []seedengine.KindThroughput{{Kind: "research_chunk", Completed: 120, PerSecond: 0.4, ByMinute: []int{60, 60}, Available: 3, OldestWaitingSeconds: 1.5}}
+	r = e.do(t, request{Path: "/api/v1/queues/stats?minutes=15"})
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	require.Equal(t, 15, e.stats.minutes)
+	require.Equal(t, []any{map[string]any{"kind": "research_chunk", "completed": 120.0, "discarded": 0.0, "cancelled": 0.0,
+		"per_second": 0.4, "by_minute": []any{60.0, 60.0}, "available": 3.0, "running": 0.0, "oldest_waiting_seconds": 1.5}},
+		r.JSON(t)["throughput"])
+	for _, bad := range []string{"0", "61", "x"} {
+		p := e.do(t, request{Path: "/api/v1/queues/stats?minutes=" + bad}).Problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Contains(t, fmt.Sprint(p), "minutes")
+	}
 
 	e2 := setup(t, func(_ *httpapi.Config, d *httpapi.Deps) { d.QueueStats = nil })
 	e2.do(t, request{Path: "/api/v1/queues/stats"}).Problem(t, http.StatusServiceUnavailable, "unavailable")

@@ -65,14 +65,20 @@ func (s *Server) handleBatchGet(ctx context.Context, in *batchInput) (*batchOutp
 }
 
 type queueStats struct {
-	Jobs   map[string]map[string]int `json:"jobs" doc:"Job counts by kind, then by state."`
-	States map[string]int            `json:"states" doc:"Job counts by state over all kinds."`
-	Total  int                       `json:"total" doc:"All jobs the queue holds."`
+	Jobs          map[string]map[string]int   `json:"jobs" doc:"Job counts by kind, then by state."`
+	States        map[string]int              `json:"states" doc:"Job counts by state over all kinds."`
+	Total         int                         `json:"total" doc:"All jobs the queue holds."`
+	WindowMinutes int                         `json:"window_minutes" doc:"The minutes throughput covers."`
+	Throughput    []seedengine.KindThroughput `json:"throughput" doc:"Per kind, over every process: jobs finished in the window, per minute and per second, and those waiting and running now. Kinds with none are left out."`
+}
+
+type queueStatsInput struct {
+	Minutes int `query:"minutes" minimum:"1" maximum:"60" default:"5" doc:"How many minutes throughput covers, the minute under way last."`
 }
 
 type queueStatsOutput struct{ Body queueStats }
 
-func (s *Server) handleQueueStats(ctx context.Context, _ *struct{}) (*queueStatsOutput, error) {
+func (s *Server) handleQueueStats(ctx context.Context, in *queueStatsInput) (*queueStatsOutput, error) {
 	if s.deps.QueueStats == nil {
 		return nil, unavailable("queue statistics")
 	}
@@ -80,7 +86,14 @@ func (s *Server) handleQueueStats(ctx context.Context, _ *struct{}) (*queueStats
 	if err != nil {
 		return nil, err
 	}
-	out := queueStats{Jobs: map[string]map[string]int{}, States: map[string]int{}}
+	through, err := s.deps.QueueStats.Throughput(ctx, in.Minutes)
+	if err != nil {
+		return nil, err
+	}
+	if through == nil {
+		through = []seedengine.KindThroughput{}
+	}
+	out := queueStats{Jobs: map[string]map[string]int{}, States: map[string]int{}, WindowMinutes: in.Minutes, Throughput: through}
 	for _, c := range counts {
 		if out.Jobs[c.Kind] == nil {
 			out.Jobs[c.Kind] = map[string]int{}

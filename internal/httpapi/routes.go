@@ -96,7 +96,7 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/queues/batches", read, "list-batches", "List batches, newest first", 0, handle(s.handleBatchList)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}", read, "get-batch", "Get a batch and its progress", 0, handle(s.handleBatchGet)),
 		apiRoute(get, "/api/v1/queues/batch/{batchId}/results", read, "list-batch-results", "List the per-domain results of a liveness batch, by verdict", 0, handle(s.handleBatchResults)),
-		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state", 0, handle(s.handleQueueStats)),
+		apiRoute(get, "/api/v1/queues/stats", read, "get-queue-stats", "Count queued jobs by kind and state, and show each kind's throughput over the last minutes", 0, handle(s.handleQueueStats)),
 		apiRoute(get, "/api/v1/queues/dead-letters", admin, "list-dead-letters", "List jobs that failed for good, newest first", 0, handle(s.handleDeadLetterList)),
 		apiRoute(post, "/api/v1/queues/dead-letters/{id}/retry", admin, "retry-dead-letter", "Queue a failed job again, with its batch chunk", http.StatusAccepted, handle(s.handleDeadLetterRetry)),
 		apiRoute(post, "/api/v1/queues/trigger/metadata-sync", admin, "trigger-metadata-sync", "Queue a metadata sync (or join the one queued)", http.StatusAccepted, handle(s.handleMetadataSyncTrigger)),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedengine/seedengine"
 )
@@ -148,6 +149,10 @@ type Deps struct {
 	// Console serves the operator console under /console/
 	// (internal/console); nil answers 404 there.
 	Console http.Handler
+	// Collectors are this process's own metrics on /metrics (its queue's
+	// and its fetcher's), beside the deployment-wide ones read from the
+	// database at scrape time.
+	Collectors []prometheus.Collector
 }
 
 // Server is the HTTP API: the route table registered on a net/http
@@ -195,7 +200,7 @@ func New(cfg Config, deps Deps) *Server {
 		keys:      newKeyCounter(deps.APIKeys, time.Second),
 		ids:       newIDGen(),
 	}
-	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, deps.Items, s.logger)
+	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, deps.Items, deps.Collectors, s.logger)
 	s.versionJSON, _ = json.Marshal(cfg.Version)
 
 	s.routes = s.routeTable()

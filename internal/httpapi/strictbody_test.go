@@ -83,6 +83,10 @@ func (b *blockingStats) CountJobs(ctx context.Context) ([]seedengine.JobCount, e
 	return nil, fmt.Errorf("count jobs: %w", ctx.Err())
 }
 
+func (b *blockingStats) Throughput(context.Context, int) ([]seedengine.KindThroughput, error) {
+	return nil, nil
+}
+
 // A client that goes away mid-request is not a server error: the request
 // is logged at INFO and counted as 499, never as 5xx.
 func TestClientGoneIs499NotServerError(t *testing.T) {

@@ -39,9 +39,11 @@
 // be used, and the queue must be stopped before the database is closed. On
 // PostgreSQL it uses riverdatabasesql over pgx's stdlib driver. Both make a
 // river.Client[*sql.Tx], so callers enqueue inside their own database/sql
-// transaction on either engine. riverdatabasesql cannot LISTEN, so on
-// PostgreSQL a job inserted in a transaction waits for the next poll
-// (Config.PollInterval). riversqlite emulates LISTEN/NOTIFY with River's
+// transaction on either engine. On PostgreSQL River LISTENs on one more
+// connection, from a pgx pool of its own (Config.Listener,
+// riverdatabasesql.NewWithPgxListener): a job committed by any process
+// wakes every process's workers at once, and the poll
+// (Config.PollInterval) is only the fallback. riversqlite emulates LISTEN/NOTIFY with River's
 // river_notification table, which each process reads every 50 ms: on
 // SQLite an insert wakes the workers within about 50 ms, and the poll is
 // only the fallback.

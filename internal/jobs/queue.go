@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -57,13 +58,25 @@ type Config struct {
 	// process works no page fetches (its queue is not served here).
 	PageWorkers int
 
-	// PollInterval is how often the queue looks for new jobs. On
-	// PostgreSQL riverdatabasesql cannot LISTEN for inserts, so this bounds
-	// the latency of a new job; on SQLite an insert also wakes the queue
-	// through River's notification table (see the package doc), and this is
-	// the fallback. River's default of 1 s would cap throughput near
+	// Listener, on PostgreSQL, is the pgx pool River LISTENs on
+	// (sqlstore.DB.Listener): an insert committed anywhere wakes this
+	// process's workers at once. Without it the queue only polls.
+	Listener *pgxpool.Pool
+
+	// PollInterval is how often the queue looks for new jobs. It bounds
+	// the latency of a new job when nothing wakes the queue: on PostgreSQL
+	// without a Listener, or when a notification is lost; on SQLite an
+	// insert wakes the queue through River's notification table (see the
+	// package doc). River's default of 1 s would cap throughput near
 	// Workers per second. Default 100 ms.
 	PollInterval time.Duration
+
+	// JobRetention is how long River keeps completed and cancelled jobs;
+	// DeadLetterRetention how long it keeps jobs that failed for good
+	// (the dead letters). River's cleaner, on the leader, deletes them
+	// after. Defaults 24 h and 30 days.
+	JobRetention        time.Duration
+	DeadLetterRetention time.Duration
 
 	// FetchCooldown is the shortest pause between two fetches; it bounds
 	// throughput when jobs arrive faster than they finish. Default 5 ms.
@@ -129,6 +142,12 @@ func (c Config) withDefaults() Config {
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond
 	}
+	if c.JobRetention == 0 {
+		c.JobRetention = 24 * time.Hour
+	}
+	if c.DeadLetterRetention == 0 {
+		c.DeadLetterRetention = 30 * 24 * time.Hour
+	}
 	if c.FetchCooldown == 0 {
 		c.FetchCooldown = 5 * time.Millisecond
 	}
@@ -167,6 +186,8 @@ func (c Config) validate() error {
 		return seedengine.Errorf(seedengine.EINVALID, "queue domain workers must be at least 1, got %d", c.DomainWorkers)
 	case c.SeedCheckWorkers < 1:
 		return seedengine.Errorf(seedengine.EINVALID, "queue seed check workers must be at least 1, got %d", c.SeedCheckWorkers)
+	case c.JobRetention < time.Minute || c.DeadLetterRetention < time.Minute:
+		return seedengine.Errorf(seedengine.EINVALID, "queue job retentions must be at least a minute, got %s and %s", c.JobRetention, c.DeadLetterRetention)
 	case c.PollInterval < time.Millisecond:
 		return seedengine.Errorf(seedengine.EINVALID, "queue poll interval must be at least 1ms, got %s", c.PollInterval)
 	case c.FetchCooldown < time.Millisecond:
@@ -238,7 +259,11 @@ type Queue struct {
 	itemFlusher    ItemFlusher
 	pageFetcher    PageFetcher
 	pageSweep      func(context.Context) (int, error)
+	prune          func(context.Context) error
 	lastItemPrune  atomic.Int64 // unix ns of the last pruning of the dedupe window
+
+	metrics     *queueMetrics
+	unsubscribe func() // ends the metrics' River subscription; nil while stopped
 
 	sweepStop chan struct{} // closed by Stop; nil while no sweeper runs
 	sweepDone chan struct{}
@@ -270,6 +295,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		log:       cfg.Logger,
 		kinds:     make(map[seedengine.BatchKind]Kind, len(kinds)),
 		finishers: make(map[seedengine.BatchKind]BatchFinisherFunc),
+		metrics:   newQueueMetrics(),
 	}
 	q.rescue = &rescuer{q: q, id: newClientID(), held: map[int64]int{}, suspects: map[int64]suspectSighting{}}
 
@@ -285,15 +311,19 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	addWorker(q, workers, &itemFlushWorker{q: q})
 	addWorker(q, workers, &pageFetchWorker{q: q})
 	addWorker(q, workers, &pageSweepWorker{q: q})
+	addWorker(q, workers, &retentionWorker{q: q})
 
 	rcfg := &river.Config{
-		ID:                q.rescue.id,
-		Middleware:        []rivertype.Middleware{&holdMiddleware{r: q.rescue}},
-		FetchCooldown:     cfg.FetchCooldown,
-		FetchPollInterval: cfg.PollInterval,
-		JobTimeout:        cfg.JobTimeout,
-		Logger:            slog.New(newThrottle(cfg.Logger.Handler(), riverLogEvery)).With("component", "river"),
-		MaxAttempts:       cfg.MaxAttempts,
+		ID:                          q.rescue.id,
+		Middleware:                  []rivertype.Middleware{&holdMiddleware{r: q.rescue}},
+		CancelledJobRetentionPeriod: cfg.JobRetention,
+		CompletedJobRetentionPeriod: cfg.JobRetention,
+		DiscardedJobRetentionPeriod: cfg.DeadLetterRetention,
+		FetchCooldown:               cfg.FetchCooldown,
+		FetchPollInterval:           cfg.PollInterval,
+		JobTimeout:                  cfg.JobTimeout,
+		Logger:                      slog.New(newThrottle(cfg.Logger.Handler(), riverLogEvery)).With("component", "river"),
+		MaxAttempts:                 cfg.MaxAttempts,
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
 			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
@@ -322,7 +352,11 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		}
 		q.client, err = river.NewClient(riversqlite.New(db), rcfg)
 	case EnginePostgres:
-		q.client, err = river.NewClient(riverdatabasesql.New(db), rcfg)
+		driver := riverdatabasesql.New(db)
+		if cfg.Listener != nil {
+			driver = riverdatabasesql.NewWithPgxListener(db, cfg.Listener)
+		}
+		q.client, err = river.NewClient(driver, rcfg)
 	default:
 		return nil, seedengine.Errorf(seedengine.EINVALID, "queue engine %q must be %q or %q", engine, EngineSQLite, EnginePostgres)
 	}
@@ -372,9 +406,14 @@ func (q *Queue) Start(ctx context.Context) error {
 		q.log.InfoContext(ctx, "job queue open for inserts only; worker processes run the jobs", "event", "queue_started", "engine", q.engine, "insert_only", true)
 		return nil
 	}
+	events, unsubscribe := q.client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed,
+		river.EventKindJobCancelled, river.EventKindJobSnoozed)
 	if err := q.client.Start(context.WithoutCancel(ctx)); err != nil {
+		unsubscribe()
 		return fmt.Errorf("start job queue: %w", err)
 	}
+	q.unsubscribe = unsubscribe
+	go q.metrics.follow(events)
 	q.state.Store(stateRunning)
 	q.startSweeper()
 	q.rescue.start()
@@ -411,6 +450,10 @@ func (q *Queue) Stop(ctx context.Context) error {
 	// A clean stop removes the heartbeat; after a failed one the jobs
 	// still running are the others' to rescue once it goes stale.
 	q.rescue.halt(err == nil)
+	if q.unsubscribe != nil {
+		q.unsubscribe()
+		q.unsubscribe = nil
+	}
 	if err != nil {
 		return fmt.Errorf("stop job queue: %w", err)
 	}

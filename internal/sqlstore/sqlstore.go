@@ -29,9 +29,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -57,6 +59,10 @@ type DB struct {
 	// outcome, a seed check) on SQLite (groupcommit.go); nil on
 	// PostgreSQL, whose transactions run side by side.
 	group *groupCommitter
+	// url is PostgreSQL's, for the listener pool (Listener).
+	url      string
+	listenMu sync.Mutex
+	listener *pgxpool.Pool
 }
 
 // sqliteBusyTimeout is how long a SQLite connection waits for another
@@ -126,7 +132,7 @@ func openPostgres(ctx context.Context, rawURL string, opts Options) (*DB, error)
 		_ = pool.Close()
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}
-	return &DB{engine: EnginePostgres, writer: pool, reader: pool}, nil
+	return &DB{engine: EnginePostgres, writer: pool, reader: pool, url: rawURL}, nil
 }
 
 // sqlitePath extracts the file path and any extra DSN query from the forms
@@ -268,8 +274,42 @@ func (db *DB) Check(ctx context.Context) error {
 	return nil
 }
 
-// Close closes both pools. Stop River before calling it.
+// Listener is a pgx pool of at most one connection on PostgreSQL, for
+// River's LISTEN (riverdatabasesql.NewWithPgxListener): workers wake when
+// a job is inserted instead of at their next poll. The same pool is
+// returned on every call; Close closes it. Nil on SQLite, which has no
+// LISTEN (River emulates it there with a table).
+func (db *DB) Listener() (*pgxpool.Pool, error) {
+	if db.engine != EnginePostgres {
+		return nil, nil
+	}
+	db.listenMu.Lock()
+	defer db.listenMu.Unlock()
+	if db.listener != nil {
+		return db.listener, nil
+	}
+	cfg, err := pgxpool.ParseConfig(db.url)
+	if err != nil {
+		return nil, fmt.Errorf("listener pool: %w", err)
+	}
+	// River hijacks the connection it listens on: one is all it takes.
+	cfg.MaxConns, cfg.MinConns = 1, 0
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg) // connects on first use
+	if err != nil {
+		return nil, fmt.Errorf("listener pool: %w", err)
+	}
+	db.listener = pool
+	return pool, nil
+}
+
+// Close closes the pools. Stop River before calling it.
 func (db *DB) Close() error {
+	db.listenMu.Lock()
+	if db.listener != nil {
+		db.listener.Close()
+		db.listener = nil
+	}
+	db.listenMu.Unlock()
 	var errs []error
 	if db.reader != db.writer {
 		errs = append(errs, db.reader.Close())

@@ -1763,6 +1763,34 @@ type KeyList struct {
 	Total  int64     `json:"total"`
 }
 
+// KindThroughput defines model for KindThroughput.
+type KindThroughput struct {
+	// Available Jobs waiting for a worker now.
+	Available int64 `json:"available"`
+
+	// ByMinute Jobs completed in each minute of the window, oldest first; the last is the minute under way.
+	ByMinute *[]int64 `json:"by_minute"`
+
+	// Cancelled Jobs cancelled in the window.
+	Cancelled int64 `json:"cancelled"`
+
+	// Completed Jobs completed in the window.
+	Completed int64 `json:"completed"`
+
+	// Discarded Jobs given up in the window (their last attempt failed).
+	Discarded int64  `json:"discarded"`
+	Kind      string `json:"kind"`
+
+	// OldestWaitingSeconds How long the oldest available job has waited for a worker; 0 when none waits.
+	OldestWaitingSeconds float64 `json:"oldest_waiting_seconds"`
+
+	// PerSecond Jobs completed per second over the window.
+	PerSecond float64 `json:"per_second"`
+
+	// Running Jobs running now.
+	Running int64 `json:"running"`
+}
+
 // LiveStatus defines model for LiveStatus.
 type LiveStatus struct {
 	Alive     bool      `json:"alive"`
@@ -2061,8 +2089,14 @@ type QueueStats struct {
 	// States Job counts by state over all kinds.
 	States map[string]int64 `json:"states"`
 
+	// Throughput Per kind, over every process: jobs finished in the window, per minute and per second, and those waiting and running now. Kinds with none are left out.
+	Throughput *[]KindThroughput `json:"throughput"`
+
 	// Total All jobs the queue holds.
 	Total int64 `json:"total"`
+
+	// WindowMinutes The minutes throughput covers.
+	WindowMinutes int64 `json:"window_minutes"`
 }
 
 // Readiness defines model for Readiness.
@@ -3063,6 +3097,12 @@ type ListDeadLettersParams struct {
 
 // ListDeadLettersParamsKind defines parameters for ListDeadLetters.
 type ListDeadLettersParamsKind string
+
+// GetQueueStatsParams defines parameters for GetQueueStats.
+type GetQueueStatsParams struct {
+	// Minutes How many minutes throughput covers, the minute under way last.
+	Minutes *int64 `form:"minutes,omitempty" json:"minutes,omitempty"`
+}
 
 // ListResearchParams defines parameters for ListResearch.
 type ListResearchParams struct {
@@ -4543,7 +4583,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/v1/queues/research (the `EnqueueResearch` operationId).
 	EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetQueueStats Count queued jobs by kind and state
+	// GetQueueStats Count queued jobs by kind and state, and show each kind's throughput over the last minutes
 	//
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
@@ -4556,7 +4596,7 @@ type ClientInterface interface {
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 	//
 	// Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
-	GetQueueStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetQueueStats(ctx context.Context, params *GetQueueStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TriggerMetadataSync Queue a metadata sync (or join the one queued)
 	//
@@ -6344,7 +6384,7 @@ func (c *Client) EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRe
 	return c.Client.Do(req)
 }
 
-// GetQueueStats Count queued jobs by kind and state
+// GetQueueStats Count queued jobs by kind and state, and show each kind's throughput over the last minutes
 //
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
@@ -6357,8 +6397,8 @@ func (c *Client) EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRe
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
 //
 // Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
-func (c *Client) GetQueueStats(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetQueueStatsRequest(c.Server)
+func (c *Client) GetQueueStats(ctx context.Context, params *GetQueueStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetQueueStatsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9453,7 +9493,7 @@ func NewEnqueueResearchRequestWithBody(server string, contentType string, body i
 }
 
 // NewGetQueueStatsRequest constructs an http.Request for the GetQueueStats method
-func NewGetQueueStatsRequest(server string) (*http.Request, error) {
+func NewGetQueueStatsRequest(server string, params *GetQueueStatsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -9469,6 +9509,33 @@ func NewGetQueueStatsRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Minutes != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "minutes", *params.Minutes, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -11633,7 +11700,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/v1/queues/research (the `EnqueueResearch` operationId).
 	EnqueueResearchWithResponse(ctx context.Context, body EnqueueResearchJSONRequestBody, reqEditors ...RequestEditorFn) (*EnqueueResearchResponse, error)
 
-	// GetQueueStatsWithResponse Count queued jobs by kind and state
+	// GetQueueStatsWithResponse Count queued jobs by kind and state, and show each kind's throughput over the last minutes
 	//
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 	//
@@ -11648,7 +11715,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
-	GetQueueStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQueueStatsResponse, error)
+	GetQueueStatsWithResponse(ctx context.Context, params *GetQueueStatsParams, reqEditors ...RequestEditorFn) (*GetQueueStatsResponse, error)
 
 	// TriggerMetadataSyncWithResponse Queue a metadata sync (or join the one queued)
 	//
@@ -20222,7 +20289,7 @@ func (c *ClientWithResponses) EnqueueResearchWithResponse(ctx context.Context, b
 	return ParseEnqueueResearchResponse(rsp)
 }
 
-// GetQueueStatsWithResponse Count queued jobs by kind and state
+// GetQueueStatsWithResponse Count queued jobs by kind and state, and show each kind's throughput over the last minutes
 //
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
 //
@@ -20237,8 +20304,8 @@ func (c *ClientWithResponses) EnqueueResearchWithResponse(ctx context.Context, b
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/v1/queues/stats (the `GetQueueStats` operationId).
-func (c *ClientWithResponses) GetQueueStatsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetQueueStatsResponse, error) {
-	rsp, err := c.GetQueueStats(ctx, reqEditors...)
+func (c *ClientWithResponses) GetQueueStatsWithResponse(ctx context.Context, params *GetQueueStatsParams, reqEditors ...RequestEditorFn) (*GetQueueStatsResponse, error) {
+	rsp, err := c.GetQueueStats(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
