@@ -51,8 +51,9 @@ type Config struct {
 	trustedProxies  []netip.Prefix // TrustedProxies parsed by finish
 
 	// Queue.
-	Workers       int
-	DomainWorkers int
+	Workers         int
+	DomainWorkers   int
+	LivenessWorkers int
 
 	SeedCheckInterval    time.Duration
 	SeedCheckWorkers     int
@@ -176,6 +177,9 @@ var settings = []setting{
 	}},
 	{name: "workers", usage: "concurrent job workers (batch chunks, file jobs); serve --workers 0 serves the API only and leaves the jobs to worker processes", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.Workers, n, 50, u)
+	}},
+	{name: "liveness-workers", usage: "concurrent liveness chunks (mostly waiting on slow and dead hosts, so many; their probes share --fetch-concurrency)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.LivenessWorkers, n, 200, u)
 	}},
 	{name: "domain-workers", usage: "concurrent seed orchestration domain jobs (mostly waiting on politeness, so many)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.DomainWorkers, n, 1500, u)
@@ -489,6 +493,9 @@ func (c *Config) finish(groups settingGroup) error {
 	if groups&groupQueue != 0 {
 		if c.Workers < 0 || c.Workers > 10000 {
 			return fmt.Errorf("--workers: %d must be from 0 (serve: API only) to 10000", c.Workers)
+		}
+		if c.LivenessWorkers < 1 || c.LivenessWorkers > 10000 {
+			return fmt.Errorf("--liveness-workers: %d must be from 1 to 10000", c.LivenessWorkers)
 		}
 		if c.DomainWorkers < 1 || c.DomainWorkers > 10000 {
 			return fmt.Errorf("--domain-workers: %d must be from 1 to 10000", c.DomainWorkers)

@@ -122,6 +122,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		Queue: jobs.Config{
 			Workers:              c.Workers,
 			DomainWorkers:        c.DomainWorkers,
+			LivenessWorkers:      c.LivenessWorkers,
 			SeedCheckWorkers:     c.SeedCheckWorkers,
 			PageWorkers:          pageWorkers(c),
 			PollInterval:         c.QueuePollInterval,

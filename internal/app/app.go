@@ -190,7 +190,7 @@ func New(cfg Config) (*App, error) {
 		// The registry of batch kinds, one line each: the job type its
 		// service declares and the processor of its chunks.
 		jobs.Batch[research.ChunkJob](seedengine.BatchResearch, research.ChunkProcessor(a.Research)),
-		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, live),
+		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, live, jobs.Step[liveness.ChunkJob]("", jobs.QueueLiveness)),
 		jobs.Batch[contract.ChunkJob](seedengine.BatchContract, contracts),
 		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, orchestration,
 			jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)), // domain jobs on their own River queue

@@ -47,7 +47,7 @@ func BenchmarkDoManyHosts(b *testing.B) {
 // BenchmarkScheduler measures one acquire/release, the politeness
 // bookkeeping every exchange pays.
 func BenchmarkScheduler(b *testing.B) {
-	s := newScheduler(64, 0)
+	s := newScheduler(64, 64, 0)
 	hosts := make([]string, 4096)
 	for i := range hosts {
 		hosts[i] = fmt.Sprintf("h%d.test", i)

@@ -148,7 +148,7 @@ func New(cfg Config) (*Client, error) {
 		ua:      fmt.Sprintf("seedengine/%s (+%s)", cfg.Version, cfg.UserAgentContact),
 		routes:  routes,
 		guard:   guard{allow: cfg.AllowNetworks},
-		sched:   newScheduler(cfg.Concurrency, cfg.PerHostDelay),
+		sched:   newScheduler(cfg.Concurrency, cfg.ParkLimit, cfg.PerHostDelay),
 		log:     cfg.Logger,
 		metrics: newClientMetrics(),
 		tlsConfig: &tls.Config{
@@ -456,7 +456,11 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 			return nil, &Error{Reason: ReasonBadRequest, Err: err}
 		}
 		hreq.Header = header.Clone()
+		// Still waiting after ParkAfter (a slow or unreachable host), the
+		// exchange gives its global slot up for a parked one.
+		parking := time.AfterFunc(c.cfg.ParkAfter, sl.park)
 		resp, err := c.transport.RoundTrip(hreq)
+		parking.Stop()
 		if err != nil {
 			fe := transportError(ctx, ectx, err)
 			cancel()

@@ -94,7 +94,14 @@ type Config struct {
 	// MaxRedirects is how many redirects one fetch follows; default 10.
 	MaxRedirects int
 	// Concurrency is the global limit of exchanges in flight; default 64.
+	// An exchange still waiting for its response after ParkAfter (a slow
+	// or unreachable host) gives its place up and waits parked, so that
+	// the next hosts are asked meanwhile; at most ParkLimit wait parked
+	// (default 16 × Concurrency), the others keep their place. Its host
+	// stays busy: politeness does not change. ParkAfter default 250 ms.
 	Concurrency int
+	ParkAfter   time.Duration
+	ParkLimit   int
 	// PerHostDelay is the minimum time between the end of one request to a
 	// host and the start of the next; default 1s, NoPerHostDelay for none.
 	// SetCrawlDelay raises it per host.
@@ -147,6 +154,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"TLS timeout", &c.TLSTimeout, DefaultTLSTimeout},
 		{"DNS timeout", &c.DNSTimeout, DefaultDNSTimeout},
 		{"request timeout", &c.RequestTimeout, DefaultRequestTimeout},
+		{"park after", &c.ParkAfter, 250 * time.Millisecond},
 	}
 	for _, d := range durations {
 		if *d.v < 0 {
@@ -179,6 +187,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Concurrency == 0 {
 		c.Concurrency = DefaultConcurrency
+	}
+	if c.ParkLimit < 0 {
+		return c, fmt.Errorf("fetch park limit must not be negative, got %d", c.ParkLimit)
+	}
+	if c.ParkLimit == 0 {
+		c.ParkLimit = 16 * c.Concurrency
 	}
 	limits := make(map[Kind]int64, 5)
 	for _, k := range []Kind{KindRobots, KindSitemap, KindFeed, KindPage, KindProbe} {

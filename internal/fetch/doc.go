@@ -44,8 +44,14 @@
 //     when a server was reached: a refused connection or a failed DNS lookup
 //     did not load anyone.
 //   - A global limit of exchanges in flight (Concurrency, default 64),
-//     taken only after the host's turn and delay, so waiting for a slow host
-//     never holds a global slot. A streamed body holds both slots until it
+//     taken only after the host's turn and delay, so waiting for a busy
+//     host never holds a global slot. An exchange that has waited
+//     ParkAfter (250 ms) for its response (a slow host, a DNS or connect
+//     timeout coming) parks: it gives its global slot to the next host and
+//     waits on a parked slot (at most ParkLimit, 16 × Concurrency, park;
+//     beyond that an exchange keeps its place). The limit so bounds the
+//     exchanges doing work, not those waiting on the network; the host
+//     stays busy while parked. A streamed body holds both slots until it
 //     is closed.
 //   - A 429 or 503 with Retry-After pushes the host's next allowed start to
 //     now + Retry-After (at most MaxRetryAfter), and when Retry-After is

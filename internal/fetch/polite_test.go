@@ -286,3 +286,29 @@ func TestStreamHoldsHostSlotUntilClose(t *testing.T) {
 	require.Len(t, visits, 2)
 	require.True(t, visits[1].start.After(closed), "the second request waited for Close")
 }
+
+// With one global slot, a host that keeps its answer waits parked: the
+// next host is asked and answered meanwhile. Without parking the second
+// fetch could not start until the first ended, which waits for it.
+func TestSlowHostParks(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "slow.test" {
+			close(arrived)
+			<-release
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	c := newTestClient(t, Config{Concurrency: 1, ParkAfter: 20 * time.Millisecond, ConnectTo: []string{routeTo(t, srv)}})
+	slow := make(chan error, 1)
+	go func() {
+		_, err := c.Do(t.Context(), Request{URL: "http://slow.test/"})
+		slow <- err
+	}()
+	<-arrived
+	_, err := c.Do(t.Context(), Request{URL: "http://fast.test/"})
+	require.NoError(t, err, "the fast host is answered while the slow one waits")
+	close(release)
+	require.NoError(t, <-slow)
+}

@@ -28,6 +28,7 @@ type scheduler struct {
 	sweepAt int
 	delay   time.Duration // the default per-host delay
 	global  chan struct{} // counting semaphore of exchanges in flight
+	parked  chan struct{} // counting semaphore of exchanges waiting parked
 	now     func() time.Time
 }
 
@@ -41,21 +42,49 @@ type hostState struct {
 	lastUsed   time.Time
 }
 
-func newScheduler(concurrency int, delay time.Duration) *scheduler {
+func newScheduler(concurrency, parkLimit int, delay time.Duration) *scheduler {
 	return &scheduler{
 		hosts:   make(map[string]*hostState),
 		sweepAt: minSweep,
 		delay:   delay,
 		global:  make(chan struct{}, concurrency),
+		parked:  make(chan struct{}, parkLimit),
 		now:     time.Now,
 	}
 }
 
-// slot is a held host slot and global slot; release gives both back.
+// slot is a held host slot and a global (or parked) slot; release gives
+// both back.
 type slot struct {
-	s    *scheduler
-	h    *hostState
-	once sync.Once
+	s     *scheduler
+	h     *hostState
+	mu    sync.Mutex
+	state slotState
+}
+
+type slotState int
+
+const (
+	slotGlobal   slotState = iota // holds a global slot
+	slotParked                    // gave it up for a parked one
+	slotReleased                  // gave everything back
+)
+
+// park trades the global slot for a parked one, when one is free: the
+// exchange is waiting on its host, and the next exchange may start. Its
+// host slot stays held.
+func (sl *slot) park() {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.state != slotGlobal {
+		return
+	}
+	select {
+	case sl.s.parked <- struct{}{}:
+		<-sl.s.global
+		sl.state = slotParked
+	default:
+	}
 }
 
 // entry returns the state of host, creating it; s.mu must be held.
@@ -149,10 +178,19 @@ func (s *scheduler) acquire(ctx context.Context, host string) (*slot, error) {
 // which starts the host's delay; notBefore, when later, pushes the host's
 // next exchange further (a Retry-After). Only the first call counts.
 func (sl *slot) release(reached bool, notBefore time.Time) {
-	sl.once.Do(func() {
+	sl.mu.Lock()
+	state := sl.state
+	sl.state = slotReleased
+	sl.mu.Unlock()
+	switch state {
+	case slotGlobal:
 		<-sl.s.global
-		sl.s.handOff(sl.h, reached, notBefore)
-	})
+	case slotParked:
+		<-sl.s.parked
+	default:
+		return
+	}
+	sl.s.handOff(sl.h, reached, notBefore)
 }
 
 // handOff ends a holder's turn on h and gives the host slot to the next

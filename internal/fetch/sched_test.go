@@ -31,7 +31,7 @@ func (c *fakeClock) add(d time.Duration) {
 func TestSchedulerEvictsIdleHosts(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{t: time.Now()}
-	s := newScheduler(4, time.Second)
+	s := newScheduler(4, 4, time.Second)
 	s.now = clock.now
 	ctx := t.Context()
 
@@ -64,7 +64,7 @@ func TestSchedulerEvictsIdleHosts(t *testing.T) {
 
 func TestSchedulerNeverEvictsBusyHosts(t *testing.T) {
 	t.Parallel()
-	s := newScheduler(1000, 0)
+	s := newScheduler(1000, 1000, 0)
 	ctx := t.Context()
 	held, err := s.acquire(ctx, "busy.test")
 	require.NoError(t, err)
@@ -93,7 +93,7 @@ func TestSchedulerNeverEvictsBusyHosts(t *testing.T) {
 
 func TestSchedulerCanceledWaiterLeavesQueue(t *testing.T) {
 	t.Parallel()
-	s := newScheduler(10, 0)
+	s := newScheduler(10, 10, 0)
 	held, err := s.acquire(t.Context(), "q.test")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -120,4 +120,34 @@ func TestSchedulerCanceledWaiterLeavesQueue(t *testing.T) {
 	require.Empty(t, h.waiters)
 	s.mu.Unlock()
 	require.Len(t, s.global, 0, "no global slot leaked")
+}
+
+// A parked exchange gives its global slot to the next host's but keeps
+// its host busy; parking stops at the park limit; a release gives back
+// what the slot holds.
+func TestSchedulerPark(t *testing.T) {
+	t.Parallel()
+	s := newScheduler(1, 1, 0)
+	slow, err := s.acquire(t.Context(), "slow.test")
+	require.NoError(t, err)
+	slow.park()
+	require.Len(t, s.global, 0, "the global slot is free again")
+	require.Len(t, s.parked, 1)
+
+	next, err := s.acquire(t.Context(), "next.test")
+	require.NoError(t, err, "the next host is asked meanwhile")
+	next.park() // the park limit is reached: it keeps its global slot
+	require.Len(t, s.global, 1)
+	require.Len(t, s.parked, 1)
+
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = s.acquire(ctx, "slow.test")
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the parked host stays busy")
+
+	slow.release(true, time.Time{})
+	slow.release(true, time.Time{}) // only the first counts
+	require.Len(t, s.parked, 0)
+	next.release(true, time.Time{})
+	require.Len(t, s.global, 0)
 }

@@ -62,13 +62,18 @@ type StepJob struct{ job chunkJob }
 func Batch[J ChunkJob](k seedengine.BatchKind, p ChunkProcessor, steps ...StepJob) Kind {
 	kind := Kind{kind: k, process: p, jobs: []chunkJob{jobFor[J]("", "")}}
 	for _, s := range steps {
+		if s.job.step == "" {
+			kind.jobs[0] = s.job // the kind's own chunks, on another queue
+			continue
+		}
 		kind.jobs = append(kind.jobs, s.job)
 	}
 	return kind
 }
 
 // Step makes the StepJob that runs the chunks of step as jobs of type J on
-// River queue queue.
+// River queue queue. A Step of step "" moves the chunks that no other step
+// names (a one-step kind's all) to queue; J must then be Batch's.
 func Step[J ChunkJob](step, queue string) StepJob { return StepJob{jobFor[J](step, queue)} }
 
 func jobFor[J ChunkJob](step, queue string) chunkJob {

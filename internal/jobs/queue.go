@@ -25,6 +25,11 @@ import (
 // other job runs on River's default queue.
 const QueueDomains = "domains"
 
+// QueueLiveness is the River queue of liveness chunks: each waits on
+// slow and dead hosts for most of its run, so many run at once
+// (Config.LivenessWorkers) beside the default queue's workers.
+const QueueLiveness = "liveness"
+
 // Database engines accepted by New; the same names sqlstore reports.
 const (
 	EngineSQLite   = "sqlite"
@@ -43,6 +48,12 @@ type Config struct {
 	// leave the work to worker processes. Start then starts no worker,
 	// sweep or heartbeat.
 	InsertOnly bool
+
+	// LivenessWorkers is how many liveness chunks (QueueLiveness) run at
+	// once in this process; their fetches share the fetcher's global
+	// limit, and a probe waiting on a slow host parks (fetch.Config).
+	// Default 200: a 10,000-domain batch in chunks of 50 at once.
+	LivenessWorkers int
 
 	// DomainWorkers is how many jobs of QueueDomains (one domain of a seed
 	// orchestration each) run at once in this process. Default 1,500.
@@ -133,6 +144,9 @@ func (c Config) withDefaults() Config {
 	if c.DomainWorkers == 0 {
 		c.DomainWorkers = 1500
 	}
+	if c.LivenessWorkers == 0 {
+		c.LivenessWorkers = 200
+	}
 	if c.SeedCheckWorkers == 0 {
 		c.SeedCheckWorkers = 50
 	}
@@ -182,6 +196,8 @@ func (c Config) validate() error {
 	switch {
 	case c.Workers < 1:
 		return seedengine.Errorf(seedengine.EINVALID, "queue workers must be at least 1, got %d", c.Workers)
+	case c.LivenessWorkers < 1:
+		return seedengine.Errorf(seedengine.EINVALID, "queue liveness workers must be at least 1, got %d", c.LivenessWorkers)
 	case c.DomainWorkers < 1:
 		return seedengine.Errorf(seedengine.EINVALID, "queue domain workers must be at least 1, got %d", c.DomainWorkers)
 	case c.SeedCheckWorkers < 1:
@@ -327,6 +343,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.Workers},
 			QueueDomains:       {MaxWorkers: cfg.DomainWorkers},
+			QueueLiveness:      {MaxWorkers: cfg.LivenessWorkers},
 			QueueMetadata:      {MaxWorkers: 1},
 			QueueSeedChecks:    {MaxWorkers: cfg.SeedCheckWorkers},
 			QueueAlerts:        {MaxWorkers: 4},

@@ -1099,6 +1099,7 @@ const (
 	ListDeadLettersParamsKindPageFetch           ListDeadLettersParamsKind = "page_fetch"
 	ListDeadLettersParamsKindPageSweep           ListDeadLettersParamsKind = "page_sweep"
 	ListDeadLettersParamsKindResearchChunk       ListDeadLettersParamsKind = "research_chunk"
+	ListDeadLettersParamsKindRetention           ListDeadLettersParamsKind = "retention"
 	ListDeadLettersParamsKindSeedAlert           ListDeadLettersParamsKind = "seed_alert"
 	ListDeadLettersParamsKindSeedCheck           ListDeadLettersParamsKind = "seed_check"
 	ListDeadLettersParamsKindSeedCheckSchedule   ListDeadLettersParamsKind = "seed_check_schedule"
@@ -1129,6 +1130,8 @@ func (e ListDeadLettersParamsKind) Valid() bool {
 	case ListDeadLettersParamsKindPageSweep:
 		return true
 	case ListDeadLettersParamsKindResearchChunk:
+		return true
+	case ListDeadLettersParamsKindRetention:
 		return true
 	case ListDeadLettersParamsKindSeedAlert:
 		return true
