@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -95,12 +96,18 @@ func runAPIKeyCreate(ctx context.Context, args []string, getenv func(string) str
 }
 
 func runAPIKeyList(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	c, rest, err := parseCommand("apikey list", "List API keys: id, name, scope, prefix, created and revoked times. Secrets are never shown.", groupStore, args, getenv, stdout)
+	var output string
+	c, rest, err := parseCommand("apikey list", "List API keys: id, name, scope, prefix, created and revoked times. Secrets are never shown.", groupStore, args, getenv, stdout, func(fs *flag.FlagSet) {
+		fs.StringVar(&output, "output", "table", "table (aligned columns) or json (an array of keys: id, name, scope, prefix, created_at, revoked_at when revoked)")
+	})
 	if err != nil {
 		return err
 	}
 	if err := noArgs("apikey list", rest); err != nil {
 		return err
+	}
+	if output != "table" && output != "json" {
+		return usageError{fmt.Errorf("--output: %q must be table or json", output)}
 	}
 	db, keys, err := openKeys(ctx, c)
 	if err != nil {
@@ -110,6 +117,14 @@ func runAPIKeyList(ctx context.Context, args []string, getenv func(string) strin
 	list, err := keys.FindAPIKeys(ctx)
 	if err != nil {
 		return fmt.Errorf("list keys: %w", err)
+	}
+	if output == "json" {
+		if list == nil {
+			list = []*seedengine.APIKey{}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tSCOPE\tPREFIX\tCREATED\tREVOKED")

@@ -26,6 +26,7 @@ Commands:
   apikey    create, list or revoke API keys
   upload    upload a local tree of raw dataset files to the object store
   version   print the version
+  completion  print a shell completion script (bash, zsh or fish)
 
 Run "seedengine <command> --help" for the flags of a command. Every flag can
 also be set by an environment variable: --data-dir is SEEDENGINE_DATA_DIR.
@@ -76,6 +77,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runUpload(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		return runVersion(rest, getenv, stdout)
+	case "completion":
+		return runCompletion(rest, stdout, stderr)
+	case "__complete":
+		return runComplete(ctx, rest, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
