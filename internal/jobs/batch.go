@@ -91,14 +91,17 @@ func (q *Queue) followTx(ctx context.Context, tx *sql.Tx, w sqlstore.ChunkWrite)
 // still called.
 func (q *Queue) completeChunk(ctx context.Context, batchID string, index int, out seedengine.ChunkOutcome, complete func(context.Context, *sql.Tx) error) error {
 	return q.batches.InChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		// The job's row first: on PostgreSQL the batch row stays locked
+		// from CompleteChunkTx to the commit, so the less comes after it,
+		// the sooner the batch's next chunk may record its outcome.
+		if err := complete(ctx, tx); err != nil {
+			return err
+		}
 		w, err := q.batches.CompleteChunkTx(ctx, tx, batchID, index, out)
 		if err != nil {
 			return err
 		}
-		if err := q.followTx(ctx, tx, w); err != nil {
-			return err
-		}
-		return complete(ctx, tx)
+		return q.followTx(ctx, tx, w)
 	})
 }
 

@@ -215,6 +215,13 @@ func (c *cluster) requireStillRunning(t *testing.T, ids ...string) {
 func TestKillWorkerHoldingChunks(t *testing.T) {
 	t.Parallel()
 	extra := []string{"--workers", "10"}
+	// serve and worker1 saturate: 10 default-queue chunks each, and as
+	// many liveness chunks as their queue of its own takes.
+	saturated := 20
+	if hasFlag("liveness-workers") {
+		extra = append(extra, "--liveness-workers", "2")
+		saturated = 24
+	}
 	rescue := "the heartbeat rescue (--dead-process-after, default 1m)"
 	if !hasFlag("dead-process-after") {
 		extra = append(extra, "--job-timeout", "15s", "--job-rescue-after", "20s")
@@ -241,7 +248,7 @@ func TestKillWorkerHoldingChunks(t *testing.T) {
 			return n == want, fmt.Errorf("%d chunk jobs running (%v)", n, err)
 		}
 	}
-	poll(t, 60*time.Second, 50*time.Millisecond, "serve and worker1 hold 20 chunks", running(20))
+	poll(t, 60*time.Second, 50*time.Millisecond, "serve and worker1 hold all the chunks they can", running(saturated))
 
 	victim := c.startProc("worker2")
 	poll(t, 60*time.Second, 50*time.Millisecond, "worker2 holds a write of each kind", func() (bool, error) {
