@@ -1,6 +1,7 @@
 package seedengine
 
 import (
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,3 +113,15 @@ var isoCountries = func() map[string]bool {
 	}
 	return m
 }()
+
+// Countries returns every country a partition may name: the ISO 3166-1
+// alpha-2 codes ValidateCountry accepts and CountryIntl, sorted.
+func Countries() []string {
+	out := make([]string, 0, len(isoCountries)+1)
+	for c := range isoCountries {
+		out = append(out, c)
+	}
+	out = append(out, CountryIntl)
+	slices.Sort(out)
+	return out
+}

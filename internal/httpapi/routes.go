@@ -129,6 +129,7 @@ func (s *Server) routeTable() []*route {
 		// Seeds.
 		apiRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds, filtered, in seed_id order", 0, handleSeed(s.handleSeedList)),
 		apiRoute(post, "/api/v1/seeds", write, "create-seed", "Create a draft seed", http.StatusCreated, handleSeed(s.handleSeedCreate)),
+		apiRoute(get, "/api/v1/seeds/export", read, "export-seeds", "Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list", 0, s.registerSeedExport),
 		apiRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed with its status history", 0, handleSeed(s.handleSeedGet)),
 		apiRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed's editable fields with a JSON merge patch", 0, s.registerSeedUpdate),
 		apiRoute(get, "/api/v1/seeds/{seedId}/versions", read, "list-seed-versions", "List a seed's contract versions, newest first", 0, handleSeed(s.handleSeedVersions)),

@@ -1338,6 +1338,192 @@ func (e ListSeedsParamsSort) Valid() bool {
 	}
 }
 
+// Defines values for ExportSeedsParamsFormat.
+const (
+	Csv   ExportSeedsParamsFormat = "csv"
+	Jsonl ExportSeedsParamsFormat = "jsonl"
+	Opml  ExportSeedsParamsFormat = "opml"
+	Urls  ExportSeedsParamsFormat = "urls"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsFormat enum.
+func (e ExportSeedsParamsFormat) Valid() bool {
+	switch e {
+	case Csv:
+		return true
+	case Jsonl:
+		return true
+	case Opml:
+		return true
+	case Urls:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportSeedsParamsStatus.
+const (
+	ExportSeedsParamsStatusActive    ExportSeedsParamsStatus = "active"
+	ExportSeedsParamsStatusArchived  ExportSeedsParamsStatus = "archived"
+	ExportSeedsParamsStatusDraft     ExportSeedsParamsStatus = "draft"
+	ExportSeedsParamsStatusRejected  ExportSeedsParamsStatus = "rejected"
+	ExportSeedsParamsStatusSuspended ExportSeedsParamsStatus = "suspended"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsStatus enum.
+func (e ExportSeedsParamsStatus) Valid() bool {
+	switch e {
+	case ExportSeedsParamsStatusActive:
+		return true
+	case ExportSeedsParamsStatusArchived:
+		return true
+	case ExportSeedsParamsStatusDraft:
+		return true
+	case ExportSeedsParamsStatusRejected:
+		return true
+	case ExportSeedsParamsStatusSuspended:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportSeedsParamsSourceType.
+const (
+	ExportSeedsParamsSourceTypeCompany      ExportSeedsParamsSourceType = "company"
+	ExportSeedsParamsSourceTypeEducation    ExportSeedsParamsSourceType = "education"
+	ExportSeedsParamsSourceTypeGovernment   ExportSeedsParamsSourceType = "government"
+	ExportSeedsParamsSourceTypeMedia        ExportSeedsParamsSourceType = "media"
+	ExportSeedsParamsSourceTypeNgo          ExportSeedsParamsSourceType = "ngo"
+	ExportSeedsParamsSourceTypeOrganization ExportSeedsParamsSourceType = "organization"
+	ExportSeedsParamsSourceTypeOther        ExportSeedsParamsSourceType = "other"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsSourceType enum.
+func (e ExportSeedsParamsSourceType) Valid() bool {
+	switch e {
+	case ExportSeedsParamsSourceTypeCompany:
+		return true
+	case ExportSeedsParamsSourceTypeEducation:
+		return true
+	case ExportSeedsParamsSourceTypeGovernment:
+		return true
+	case ExportSeedsParamsSourceTypeMedia:
+		return true
+	case ExportSeedsParamsSourceTypeNgo:
+		return true
+	case ExportSeedsParamsSourceTypeOrganization:
+		return true
+	case ExportSeedsParamsSourceTypeOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportSeedsParamsFetchType.
+const (
+	ExportSeedsParamsFetchTypeApi         ExportSeedsParamsFetchType = "api"
+	ExportSeedsParamsFetchTypeAtom        ExportSeedsParamsFetchType = "atom"
+	ExportSeedsParamsFetchTypeHtml        ExportSeedsParamsFetchType = "html"
+	ExportSeedsParamsFetchTypeJsonFeed    ExportSeedsParamsFetchType = "json_feed"
+	ExportSeedsParamsFetchTypeNewsSitemap ExportSeedsParamsFetchType = "news_sitemap"
+	ExportSeedsParamsFetchTypeRss         ExportSeedsParamsFetchType = "rss"
+	ExportSeedsParamsFetchTypeSitemap     ExportSeedsParamsFetchType = "sitemap"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsFetchType enum.
+func (e ExportSeedsParamsFetchType) Valid() bool {
+	switch e {
+	case ExportSeedsParamsFetchTypeApi:
+		return true
+	case ExportSeedsParamsFetchTypeAtom:
+		return true
+	case ExportSeedsParamsFetchTypeHtml:
+		return true
+	case ExportSeedsParamsFetchTypeJsonFeed:
+		return true
+	case ExportSeedsParamsFetchTypeNewsSitemap:
+		return true
+	case ExportSeedsParamsFetchTypeRss:
+		return true
+	case ExportSeedsParamsFetchTypeSitemap:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportSeedsParamsAuthority.
+const (
+	ExportSeedsParamsAuthorityCom   ExportSeedsParamsAuthority = "com"
+	ExportSeedsParamsAuthorityEdu   ExportSeedsParamsAuthority = "edu"
+	ExportSeedsParamsAuthorityGov   ExportSeedsParamsAuthority = "gov"
+	ExportSeedsParamsAuthorityMedia ExportSeedsParamsAuthority = "media"
+	ExportSeedsParamsAuthorityMil   ExportSeedsParamsAuthority = "mil"
+	ExportSeedsParamsAuthorityNgo   ExportSeedsParamsAuthority = "ngo"
+	ExportSeedsParamsAuthorityOrg   ExportSeedsParamsAuthority = "org"
+	ExportSeedsParamsAuthorityOther ExportSeedsParamsAuthority = "other"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsAuthority enum.
+func (e ExportSeedsParamsAuthority) Valid() bool {
+	switch e {
+	case ExportSeedsParamsAuthorityCom:
+		return true
+	case ExportSeedsParamsAuthorityEdu:
+		return true
+	case ExportSeedsParamsAuthorityGov:
+		return true
+	case ExportSeedsParamsAuthorityMedia:
+		return true
+	case ExportSeedsParamsAuthorityMil:
+		return true
+	case ExportSeedsParamsAuthorityNgo:
+		return true
+	case ExportSeedsParamsAuthorityOrg:
+		return true
+	case ExportSeedsParamsAuthorityOther:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ExportSeedsParamsHealth.
+const (
+	ExportSeedsParamsHealthBlocked ExportSeedsParamsHealth = "blocked"
+	ExportSeedsParamsHealthFailing ExportSeedsParamsHealth = "failing"
+	ExportSeedsParamsHealthGone    ExportSeedsParamsHealth = "gone"
+	ExportSeedsParamsHealthHealthy ExportSeedsParamsHealth = "healthy"
+	ExportSeedsParamsHealthMoved   ExportSeedsParamsHealth = "moved"
+	ExportSeedsParamsHealthStale   ExportSeedsParamsHealth = "stale"
+	ExportSeedsParamsHealthUnknown ExportSeedsParamsHealth = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the ExportSeedsParamsHealth enum.
+func (e ExportSeedsParamsHealth) Valid() bool {
+	switch e {
+	case ExportSeedsParamsHealthBlocked:
+		return true
+	case ExportSeedsParamsHealthFailing:
+		return true
+	case ExportSeedsParamsHealthGone:
+		return true
+	case ExportSeedsParamsHealthHealthy:
+		return true
+	case ExportSeedsParamsHealthMoved:
+		return true
+	case ExportSeedsParamsHealthStale:
+		return true
+	case ExportSeedsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIKey defines model for APIKey.
 type APIKey struct {
 	CreatedAt time.Time  `json:"created_at"`
@@ -3206,6 +3392,61 @@ type ListSeedsParamsHealth string
 // ListSeedsParamsSort defines parameters for ListSeeds.
 type ListSeedsParamsSort string
 
+// ExportSeedsParams defines parameters for ExportSeeds.
+type ExportSeedsParams struct {
+	// Format jsonl: one seed per line as the API shows it; csv: a header row and the columns of docs/seeds.md, RFC 4180; opml: OPML 2.0, the feeds (rss, atom, json_feed) grouped by country and the news sitemaps in a group of their own; urls: one entry URL per line.
+	Format *ExportSeedsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Country Only seeds of this country: ISO 3166-1 alpha-2 or intl, any case.
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+
+	// Category Only seeds of this category.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Status Only seeds in this status.
+	Status *ExportSeedsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SourceType Only seeds of this source type.
+	SourceType *ExportSeedsParamsSourceType `form:"source_type,omitempty" json:"source_type,omitempty"`
+
+	// FetchType Only seeds read this way.
+	FetchType *ExportSeedsParamsFetchType `form:"fetch_type,omitempty" json:"fetch_type,omitempty"`
+
+	// Authority Only seeds of domains of this authority.
+	Authority *ExportSeedsParamsAuthority `form:"authority,omitempty" json:"authority,omitempty"`
+
+	// MinConfidence Only seeds whose confidence is at least this.
+	MinConfidence *float64 `form:"min_confidence,omitempty" json:"min_confidence,omitempty"`
+
+	// Health Only seeds in this health state (unknown: never checked).
+	Health *ExportSeedsParamsHealth `form:"health,omitempty" json:"health,omitempty"`
+
+	// Q Only seeds whose domain or source name contains this text, in any case.
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// Gzip Compress the stream with gzip (also when the request accepts gzip).
+	Gzip           *bool   `form:"gzip,omitempty" json:"gzip,omitempty"`
+	AcceptEncoding *string `json:"Accept-Encoding,omitempty"`
+}
+
+// ExportSeedsParamsFormat defines parameters for ExportSeeds.
+type ExportSeedsParamsFormat string
+
+// ExportSeedsParamsStatus defines parameters for ExportSeeds.
+type ExportSeedsParamsStatus string
+
+// ExportSeedsParamsSourceType defines parameters for ExportSeeds.
+type ExportSeedsParamsSourceType string
+
+// ExportSeedsParamsFetchType defines parameters for ExportSeeds.
+type ExportSeedsParamsFetchType string
+
+// ExportSeedsParamsAuthority defines parameters for ExportSeeds.
+type ExportSeedsParamsAuthority string
+
+// ExportSeedsParamsHealth defines parameters for ExportSeeds.
+type ExportSeedsParamsHealth string
+
 // UpdateSeedParams defines parameters for UpdateSeed.
 type UpdateSeedParams struct {
 	// ContentType application/merge-patch+json or application/json.
@@ -4802,6 +5043,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
 	BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ExportSeeds Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
+	ExportSeeds(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OrchestrateSeedsWithBody Queue seed collection for a partition's raw files
 	//
@@ -6714,6 +6970,31 @@ func (c *Client) BulkSeedActionWithBody(ctx context.Context, contentType string,
 // Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
 func (c *Client) BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBulkSeedActionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ExportSeeds Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
+func (c *Client) ExportSeeds(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportSeedsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10158,6 +10439,195 @@ func NewBulkSeedActionRequestWithBody(server string, contentType string, body io
 	return req, nil
 }
 
+// NewExportSeedsRequest constructs an http.Request for the ExportSeeds method
+func NewExportSeedsRequest(server string, params *ExportSeedsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SourceType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "source_type", *params.SourceType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FetchType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "fetch_type", *params.FetchType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Authority != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "authority", *params.Authority, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.MinConfidence != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "min_confidence", *params.MinConfidence, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "number", Format: "double"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Health != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "health", *params.Health, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Gzip != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "gzip", *params.Gzip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.AcceptEncoding != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Accept-Encoding", *params.AcceptEncoding, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Accept-Encoding", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewOrchestrateSeedsRequest calls the generic OrchestrateSeeds builder with application/json body
 func NewOrchestrateSeedsRequest(server string, body OrchestrateSeedsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11931,6 +12401,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/v1/seeds/bulk (the `BulkSeedAction` operationId).
 	BulkSeedActionWithResponse(ctx context.Context, body BulkSeedActionJSONRequestBody, reqEditors ...RequestEditorFn) (*BulkSeedActionResponse, error)
+
+	// ExportSeedsWithResponse Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
+	ExportSeedsWithResponse(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*ExportSeedsResponse, error)
 
 	// OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
 	//
@@ -17260,6 +17747,113 @@ func (r BulkSeedActionResponse) ContentType() string {
 	return ""
 }
 
+// ExportSeedsResponse200Headers the declared response headers of an HTTP 200 response for ExportSeeds
+type ExportSeedsResponse200Headers struct {
+	ContentDisposition *string
+	ContentEncoding    *string
+	ContentType        *string
+	Vary               *string
+}
+
+// ExportSeedsResponse429Headers the declared response headers of an HTTP 429 response for ExportSeeds
+type ExportSeedsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ExportSeedsResponse503Headers the declared response headers of an HTTP 503 response for ExportSeeds
+type ExportSeedsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ExportSeedsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportSeedsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ExportSeedsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportSeedsResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportSeedsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportSeedsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportSeedsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportSeedsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OrchestrateSeedsResponse202Headers the declared response headers of an HTTP 202 response for OrchestrateSeeds
 type OrchestrateSeedsResponse202Headers struct {
 	Location *string
@@ -20591,6 +21185,29 @@ func (c *ClientWithResponses) BulkSeedActionWithResponse(ctx context.Context, bo
 		return nil, err
 	}
 	return ParseBulkSeedActionResponse(rsp)
+}
+
+// ExportSeedsWithResponse Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
+func (c *ClientWithResponses) ExportSeedsWithResponse(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*ExportSeedsResponse, error) {
+	rsp, err := c.ExportSeeds(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportSeedsResponse(rsp)
 }
 
 // OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
@@ -25910,6 +26527,128 @@ func ParseBulkSeedActionResponse(rsp *http.Response) (*BulkSeedActionResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers BulkSeedActionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportSeedsResponse parses an HTTP response from a ExportSeedsWithResponse call
+func ParseExportSeedsResponse(rsp *http.Response) (*ExportSeedsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportSeedsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportSeedsResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Encoding"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Encoding", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentEncoding = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ExportSeedsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportSeedsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
