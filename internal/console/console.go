@@ -164,6 +164,7 @@ func (c *Console) routes() []route {
 		{"GET /console/research/{country}/{category}/{date}", c.session(read, c.handlePartition)},
 		{"GET /console/domains/{id}", c.session(read, c.handleDomain)},
 		{"GET /console/seeds", c.session(read, c.handleSeeds)},
+		{"GET /console/seeds/export", c.session(read, c.handleSeedsExport)},
 		{"GET /console/seeds/{id}", c.session(read, c.handleSeed)},
 		{"POST /console/seeds/bulk", c.session(admin, c.handleSeedsBulk)},
 		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},

@@ -410,9 +410,18 @@ func TestScopesDecideActions(t *testing.T) {
 	require.NotNil(t, next)
 	require.Equal(t, "gov:sg:mti.gov.sg::news", next[1])
 	require.NotContains(t, page.body, `rel="prev"`, "the first of the list has no previous")
-	// The list's filters travel with its links.
+	// The list's filters travel with its links, its export links included:
+	// the export is the API's, for the filter, streamed through.
 	listPage := admin.get("/console/seeds?status=draft&country=sg&authority=gov")
 	require.Contains(t, listPage.body, `/console/seeds/gov:sg:mom.gov.sg::news?authority=gov&amp;country=sg&amp;status=draft"`)
+	require.Contains(t, listPage.body, `href="/console/seeds/export?format=csv&amp;authority=gov&amp;country=sg&amp;status=draft"`)
+	csvPage := admin.get("/console/seeds/export?format=csv&authority=gov&country=sg&status=draft")
+	require.Equal(t, http.StatusOK, csvPage.StatusCode, csvPage.body)
+	require.True(t, strings.HasPrefix(csvPage.Header.Get("Content-Type"), "text/csv"))
+	require.Contains(t, csvPage.Header.Get("Content-Disposition"), "seeds.csv")
+	require.True(t, strings.HasPrefix(csvPage.body, "seed_id,domain_id,"), csvPage.body)
+	require.Contains(t, csvPage.body, "\ngov:sg:mom.gov.sg::news,")
+	require.Equal(t, http.StatusUnprocessableEntity, admin.get("/console/seeds/export?format=yaml").StatusCode)
 	prevPage := admin.get("/console/seeds/" + url.PathEscape(next[1]) + "?status=draft")
 	require.Regexp(t, `href="/console/seeds/gov:sg:mom.gov.sg::news\?status=draft" rel="prev"`, prevPage.body)
 	form := url.Values{"_csrf": {csrf(t, page)}, "next": {next[1]}, "list": {"status=draft"}}

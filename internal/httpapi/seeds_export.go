@@ -38,6 +38,7 @@ type seedExportInput struct {
 	MinConf        float64 `query:"min_confidence" minimum:"0" maximum:"1" doc:"Only seeds whose confidence is at least this."`
 	Health         string  `query:"health" enum:"unknown,healthy,stale,failing,blocked,moved,gone" doc:"Only seeds in this health state (unknown: never checked)."`
 	Q              string  `query:"q" maxLength:"200" doc:"Only seeds whose domain or source name contains this text, in any case."`
+	BatchID        string  `query:"batch_id" maxLength:"128" pattern:"^[A-Za-z0-9_.:-]+$" doc:"Only seeds a contract batch recorded a contract for."`
 	Gzip           bool    `query:"gzip" default:"false" doc:"Compress the stream with gzip (also when the request accepts gzip)."`
 	AcceptEncoding string  `header:"Accept-Encoding"`
 }
@@ -76,13 +77,14 @@ func (s *Server) handleSeedExport(ctx context.Context, in *seedExportInput) (*se
 		MinConfidence: in.MinConf,
 		Health:        seedengine.SeedHealthState(in.Health),
 		Q:             strings.TrimSpace(in.Q),
+		BatchID:       in.BatchID,
 		Limit:         exportSeedPage,
 	}
 	// The first read comes before the status, so a bad filter answers 422
 	// and a store that is down 503, not an empty 200.
 	if _, _, err := s.deps.Seeds.FindSeeds(ctx, seedengine.SeedFilter{Country: f.Country, Category: f.Category,
 		Status: f.Status, SourceType: f.SourceType, FetchType: f.FetchType, Authority: f.Authority,
-		MinConfidence: f.MinConfidence, Health: f.Health, Q: f.Q, Limit: 1}); err != nil {
+		MinConfidence: f.MinConfidence, Health: f.Health, Q: f.Q, BatchID: f.BatchID, Limit: 1}); err != nil {
 		return nil, inQuery(err)
 	}
 	t := seedExportTypes[in.Format]

@@ -3424,6 +3424,9 @@ type ExportSeedsParams struct {
 	// Q Only seeds whose domain or source name contains this text, in any case.
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 
+	// BatchId Only seeds a contract batch recorded a contract for.
+	BatchId *string `form:"batch_id,omitempty" json:"batch_id,omitempty"`
+
 	// Gzip Compress the stream with gzip (also when the request accepts gzip).
 	Gzip           *bool   `form:"gzip,omitempty" json:"gzip,omitempty"`
 	AcceptEncoding *string `json:"Accept-Encoding,omitempty"`
@@ -10578,6 +10581,18 @@ func NewExportSeedsRequest(server string, params *ExportSeedsParams) (*http.Requ
 		if params.Q != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BatchId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "batch_id", *params.BatchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
