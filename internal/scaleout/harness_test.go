@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -964,6 +965,12 @@ func newCluster(t testing.TB, cfg clusterConfig) *cluster {
 	}
 	c.common = append(c.common, c.web.flags...)
 	c.common = append(c.common, cfg.extra...)
+	// A test that bounds a process's chunks with --workers means its
+	// liveness chunks too, which have a queue of their own.
+	if i := slices.Index(cfg.extra, "--workers"); i >= 0 && i+1 < len(cfg.extra) &&
+		hasFlag("liveness-workers") && !slices.Contains(cfg.extra, "--liveness-workers") {
+		c.common = append(c.common, "--liveness-workers", cfg.extra[i+1])
+	}
 
 	c.startProc("serve")
 	for i := 1; i <= cfg.workers; i++ {

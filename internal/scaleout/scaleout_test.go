@@ -401,7 +401,14 @@ func TestPostgresRestart(t *testing.T) {
 // --shutdown-timeout lets a shutdown cut chunks short, to run again.
 func TestRollingRestart(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t, clusterConfig{extra: []string{"--workers", "4", "--shutdown-timeout", "3s"}, sites: 1300})
+	extra := []string{"--workers", "4", "--shutdown-timeout", "3s"}
+	if hasFlag("liveness-workers") {
+		// Two liveness chunks at a time per process keep the liveness
+		// batch running through the three restarts, as when it shared
+		// the four workers with the others.
+		extra = append(extra, "--liveness-workers", "2")
+	}
+	c := newCluster(t, clusterConfig{extra: extra, sites: 1300})
 	c.dumpOnFailure(t)
 	w := c.queueWorkload(workloadSize{tag: "r", urls: 6000, domains: 1000, contracts: 60, urlChunk: 20, domainChunk: 10, contractChunk: 5, researchLast: true})
 	c.waitProgress(t, 0.05, w.ids()...)
