@@ -82,9 +82,9 @@ func (s *Server) handleSeedExport(ctx context.Context, in *seedExportInput) (*se
 	}
 	// The first read comes before the status, so a bad filter answers 422
 	// and a store that is down 503, not an empty 200.
-	if _, _, err := s.deps.Seeds.FindSeeds(ctx, seedengine.SeedFilter{Country: f.Country, Category: f.Category,
-		Status: f.Status, SourceType: f.SourceType, FetchType: f.FetchType, Authority: f.Authority,
-		MinConfidence: f.MinConfidence, Health: f.Health, Q: f.Q, BatchID: f.BatchID, Limit: 1}); err != nil {
+	probe := f
+	probe.Limit = 1
+	if _, _, err := s.deps.Seeds.FindSeeds(ctx, probe); err != nil {
 		return nil, inQuery(err)
 	}
 	t := seedExportTypes[in.Format]
