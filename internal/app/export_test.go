@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
 )
@@ -190,22 +190,7 @@ func BenchmarkSeedExport100k(b *testing.B) {
 	for _, format := range []string{"jsonl", "csv", "opml", "urls"} {
 		b.Run(format, func(b *testing.B) {
 			runtime.GC()
-			stop := make(chan struct{})
-			peak := make(chan uint64, 1)
-			go func() {
-				var max uint64
-				sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-				for {
-					metrics.Read(sample)
-					max = maxU(max, sample[0].Value.Uint64())
-					select {
-					case <-stop:
-						peak <- max
-						return
-					case <-time.After(10 * time.Millisecond):
-					}
-				}
-			}()
+			peak := benchmem.SampleHeap()
 			var size int64
 			start := time.Now()
 			for range b.N {
@@ -219,17 +204,9 @@ func BenchmarkSeedExport100k(b *testing.B) {
 				require.NoError(b, resp.Body.Close())
 			}
 			elapsed := time.Since(start)
-			close(stop)
 			b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "seeds/s")
 			b.ReportMetric(float64(size)/n, "bytes/seed")
-			b.ReportMetric(float64(<-peak)/(1<<20), "peak_heap_MiB")
+			b.ReportMetric(float64(peak())/(1<<20), "peak_heap_MiB")
 		})
 	}
-}
-
-func maxU(a, b uint64) uint64 {
-	if a > b {
-		return a
-	}
-	return b
 }

@@ -163,7 +163,34 @@ func (s *Server) handleItemExport(ctx context.Context, in *itemExportInput) (*it
 	if zip {
 		out.ContentEncoding = "gzip"
 	}
-	out.Body = func(hctx huma.Context) {
+	out.Body = s.streamed(ctx, "stream items", zip, func(w *bufio.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		page := first
+		for {
+			for i := range page {
+				if err := enc.Encode(&page[i]); err != nil {
+					return err
+				}
+			}
+			if len(page) < exportPage {
+				return nil
+			}
+			f.Since = page[len(page)-1].ID
+			var err error
+			if page, err = s.deps.Items.FindItems(ctx, f); err != nil {
+				return err
+			}
+		}
+	})
+	return out, nil
+}
+
+// streamed is a 200 body that write fills through a 64 KiB buffer,
+// gzip-compressed when zip (none to a HEAD). A write that fails after the
+// status is gone aborts the answer (abortStream).
+func (s *Server) streamed(ctx context.Context, what string, zip bool, write func(*bufio.Writer) error) func(huma.Context) {
+	return func(hctx huma.Context) {
 		hctx.SetStatus(http.StatusOK)
 		if hctx.Method() == http.MethodHead {
 			return
@@ -175,33 +202,17 @@ func (s *Server) handleItemExport(ctx context.Context, in *itemExportInput) (*it
 			w = gz
 		}
 		bw := bufio.NewWriterSize(w, 64<<10)
-		enc := json.NewEncoder(bw)
-		enc.SetEscapeHTML(false)
-		page := first
-		for {
-			for i := range page {
-				if err := enc.Encode(&page[i]); err != nil {
-					s.abortStream(ctx, "stream items", err)
-				}
-			}
-			if len(page) < exportPage {
-				break
-			}
-			f.Since = page[len(page)-1].ID
-			var err error
-			if page, err = s.deps.Items.FindItems(ctx, f); err != nil {
-				s.abortStream(ctx, "read items to stream", err)
-			}
+		err := write(bw)
+		if err == nil {
+			err = bw.Flush()
 		}
-		err := bw.Flush()
 		if err == nil && gz != nil {
 			err = gz.Close()
 		}
 		if err != nil {
-			s.abortStream(ctx, "stream items", err)
+			s.abortStream(ctx, what, err)
 		}
 	}
-	return out, nil
 }
 
 // abortStream ends a streamed answer whose status line is gone: the

@@ -2,13 +2,10 @@ package httpapi
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"encoding/json"
 	"encoding/xml"
-	"io"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -93,35 +90,12 @@ func (s *Server) handleSeedExport(ctx context.Context, in *seedExportInput) (*se
 	if zip {
 		out.ContentEncoding = "gzip"
 	}
-	out.Body = func(hctx huma.Context) {
-		hctx.SetStatus(http.StatusOK)
-		if hctx.Method() == http.MethodHead {
-			return
+	out.Body = s.streamed(ctx, "export seeds", zip, func(w *bufio.Writer) error {
+		if in.Format == "opml" {
+			return s.exportOPML(ctx, w, f)
 		}
-		var w io.Writer = hctx.BodyWriter()
-		var gz *gzip.Writer
-		if zip {
-			gz = gzip.NewWriter(w)
-			w = gz
-		}
-		bw := bufio.NewWriterSize(w, 64<<10)
-		var err error
-		switch in.Format {
-		case "opml":
-			err = s.exportOPML(ctx, bw, f)
-		default:
-			err = s.exportSeedLines(ctx, bw, f, in.Format)
-		}
-		if err == nil {
-			err = bw.Flush()
-		}
-		if err == nil && gz != nil {
-			err = gz.Close()
-		}
-		if err != nil {
-			s.abortStream(ctx, "export seeds", err)
-		}
-	}
+		return s.exportSeedLines(ctx, w, f, in.Format)
+	})
 	return out, nil
 }
 

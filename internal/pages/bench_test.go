@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -15,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/pages"
@@ -74,29 +74,6 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// peakHeap samples the live heap every 20 ms until stop is closed and
-// returns its peak in bytes.
-func peakHeap(stop <-chan struct{}) <-chan uint64 {
-	out := make(chan uint64, 1)
-	go func() {
-		var peak uint64
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			peak = max(peak, sample[0].Value.Uint64())
-			select {
-			case <-stop:
-				out <- peak
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return out
 }
 
 // sqlPages queues n pages in SQLite as harvest reads do: one read of
@@ -189,8 +166,7 @@ func BenchmarkPages(b *testing.B) {
 			var wg sync.WaitGroup
 			var bytes atomic.Int64
 			runtime.GC()
-			stop := make(chan struct{})
-			peak := peakHeap(stop)
+			peak := benchmem.SampleHeap()
 			b.ResetTimer()
 			cpu0, start := cpuTime(), time.Now()
 			for range 64 {
@@ -220,8 +196,7 @@ func BenchmarkPages(b *testing.B) {
 			}
 			elapsed, cpu := time.Since(start), cpuTime()-cpu0
 			b.StopTimer()
-			close(stop)
-			b.ReportMetric(float64(<-peak)/(1<<20), "peak_heap_MiB")
+			b.ReportMetric(float64(peak())/(1<<20), "peak_heap_MiB")
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu_µs/page")
 			if mode != "fetch_only" {
