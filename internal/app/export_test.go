@@ -168,6 +168,18 @@ func TestSeedExport(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, len(all), strings.Count(string(plain), "\n"))
 
+		// A name a site chose cannot turn into a spreadsheet formula.
+		r = s.post(t, "/api/v1/seeds", map[string]any{"domain_id": "media:sg:formula.example.sg", "category": "news",
+			"source": map[string]any{"name": `=HYPERLINK("http://evil.example/","open")`},
+			"fetch":  map[string]any{"type": "rss", "entry_url": "https://formula.example.sg/feed"}})
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+		r = export("format=csv&q=formula.example")
+		rows, err = csv.NewReader(bytes.NewReader(r.Body)).ReadAll()
+		require.NoError(t, err)
+		require.Len(t, rows, 2)
+		require.Equal(t, `'=HYPERLINK("http://evil.example/","open")`, rows[1][col["source_name"]])
+		require.Equal(t, "https://formula.example.sg/feed", rows[1][col["entry_url"]])
+
 		// Bad input: a 422 naming the parameter, before any body.
 		for _, q := range []string{"format=yaml", "country=zz", "min_confidence=2"} {
 			r := s.do(t, request{Path: "/api/v1/seeds/export?" + q})

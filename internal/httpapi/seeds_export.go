@@ -133,10 +133,14 @@ func (s *Server) exportSeedLines(ctx context.Context, w *bufio.Writer, f seedeng
 			if sd.Health != nil {
 				health = string(sd.Health.State)
 			}
-			return cw.Write([]string{sd.SeedID, sd.DomainID, sd.Country, sd.Category, sd.ContentType, sd.Source.Name,
+			row := []string{sd.SeedID, sd.DomainID, sd.Country, sd.Category, sd.ContentType, sd.Source.Name,
 				string(sd.Source.SourceType), sd.Source.Domain, string(sd.Status), string(sd.Fetch.Type), sd.Fetch.EntryURL,
 				sd.Fetch.Schedule, strconv.FormatFloat(sd.Confidence, 'f', -1, 64), health,
-				strconv.FormatBool(sd.Harvest.Pages), sd.CreatedAt.UTC().Format(time.RFC3339), sd.UpdatedAt.UTC().Format(time.RFC3339)})
+				strconv.FormatBool(sd.Harvest.Pages), sd.CreatedAt.UTC().Format(time.RFC3339), sd.UpdatedAt.UTC().Format(time.RFC3339)}
+			for i := range row {
+				row[i] = inertCell(row[i])
+			}
+			return cw.Write(row)
 		})
 		cw.Flush()
 		if err != nil {
@@ -156,6 +160,18 @@ func (s *Server) exportSeedLines(ctx context.Context, w *bufio.Writer, f seedeng
 		enc.SetEscapeHTML(false)
 		return s.eachSeed(ctx, f, func(sd *seedengine.Seed) error { return enc.Encode(sd) })
 	}
+}
+
+// inertCell keeps a CSV cell from being taken for a formula by a
+// spreadsheet: a cell that starts with =, +, -, @, a tab or a carriage
+// return gets a leading apostrophe (OWASP's advice on CSV injection).
+// Source names come from the sites themselves, so every cell goes
+// through it; no id, URL, number or time of the export starts so.
+func inertCell(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
 }
 
 // opmlOutline is one outline of the export: a group or a feed.
