@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // QueueItems is the River queue of item file jobs (internal/harvest): one
@@ -26,8 +25,7 @@ func (ItemFlushArgs) Kind() string { return "item_flush" }
 // time: a flush that takes longer than the period is not doubled.
 func (ItemFlushArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueItems, UniqueOpts: river.UniqueOpts{
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+		ByState: unfinished,
 	}}
 }
 
@@ -45,11 +43,7 @@ func (q *Queue) RegisterItemFlush(f ItemFlusher, every time.Duration) {
 	q.mu.Lock()
 	q.itemFlusher = f
 	q.mu.Unlock()
-	if every > 0 && !q.cfg.InsertOnly {
-		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
-			func() (river.JobArgs, *river.InsertOpts) { return ItemFlushArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "item_flush"}))
-	}
+	q.addPeriodic(every, ItemFlushArgs{}, false)
 }
 
 type itemFlushWorker struct {

@@ -64,11 +64,7 @@ func (q *Queue) RegisterMetadata(r MetadataRunner, every time.Duration) {
 	q.mu.Lock()
 	q.metadata = r
 	q.mu.Unlock()
-	if every > 0 && !q.cfg.InsertOnly { // the working processes schedule it
-		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
-			func() (river.JobArgs, *river.InsertOpts) { return MetadataScheduleArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "metadata_schedule"}))
-	}
+	q.addPeriodic(every, MetadataScheduleArgs{}, false)
 }
 
 func (q *Queue) metadataRunner() MetadataRunner {

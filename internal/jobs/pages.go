@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // QueuePages is the River queue of page fetches (internal/pages).
@@ -69,8 +68,7 @@ func (PageSweepArgs) Kind() string { return "page_sweep" }
 // InsertOpts: one waiting or running at a time.
 func (PageSweepArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+		ByState: unfinished,
 	}}
 }
 
@@ -81,11 +79,7 @@ func (q *Queue) RegisterPageSweep(sweep func(context.Context) (int, error), ever
 	q.mu.Lock()
 	q.pageSweep = sweep
 	q.mu.Unlock()
-	if every > 0 && !q.cfg.InsertOnly {
-		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
-			func() (river.JobArgs, *river.InsertOpts) { return PageSweepArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "page_sweep"}))
-	}
+	q.addPeriodic(every, PageSweepArgs{}, false)
 }
 
 type pageSweepWorker struct {

@@ -30,6 +30,23 @@ const QueueDomains = "domains"
 // (Config.LivenessWorkers) beside the default queue's workers.
 const QueueLiveness = "liveness"
 
+// unfinished are the states of a job not finished yet: a job unique by
+// them waits or runs once at a time.
+var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}
+
+// addPeriodic has the leader insert args every so often, first at start
+// when onStart, under the job kind's name. Every 0 schedules nothing, nor
+// does an insert-only queue: the working processes schedule it.
+func (q *Queue) addPeriodic(every time.Duration, args river.JobArgs, onStart bool) {
+	if every <= 0 || q.cfg.InsertOnly {
+		return
+	}
+	q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
+		func() (river.JobArgs, *river.InsertOpts) { return args, nil },
+		&river.PeriodicJobOpts{ID: args.Kind(), RunOnStart: onStart}))
+}
+
 // Database engines accepted by New; the same names sqlstore reports.
 const (
 	EngineSQLite   = "sqlite"

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // RetentionArgs are the args of the periodic job that deletes what the
@@ -19,8 +18,7 @@ func (RetentionArgs) Kind() string { return "retention" }
 // InsertOpts: one waiting or running at a time.
 func (RetentionArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+		ByState: unfinished,
 	}}
 }
 
@@ -31,11 +29,7 @@ func (q *Queue) RegisterRetention(prune func(context.Context) error, every time.
 	q.mu.Lock()
 	q.prune = prune
 	q.mu.Unlock()
-	if every > 0 && !q.cfg.InsertOnly {
-		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
-			func() (river.JobArgs, *river.InsertOpts) { return RetentionArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "retention", RunOnStart: true}))
-	}
+	q.addPeriodic(every, RetentionArgs{}, true)
 }
 
 type retentionWorker struct {

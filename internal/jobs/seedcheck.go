@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"github.com/seedengine/seedengine"
 )
@@ -36,9 +35,8 @@ func (SeedCheckArgs) Kind() string { return "seed_check" }
 // again.
 func (SeedCheckArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueSeedChecks, UniqueOpts: river.UniqueOpts{
-		ByArgs: true,
-		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
-			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled},
+		ByArgs:  true,
+		ByState: unfinished,
 	}}
 }
 
@@ -86,11 +84,7 @@ func (q *Queue) RegisterSeedChecks(c SeedChecker, every time.Duration) {
 	q.mu.Lock()
 	q.seedChecker, q.seedCheckEvery = c, every
 	q.mu.Unlock()
-	if every > 0 && !q.cfg.InsertOnly {
-		q.client.PeriodicJobs().Add(river.NewPeriodicJob(river.PeriodicInterval(every),
-			func() (river.JobArgs, *river.InsertOpts) { return SeedCheckScheduleArgs{}, nil },
-			&river.PeriodicJobOpts{ID: "seed_check_schedule", RunOnStart: true}))
-	}
+	q.addPeriodic(every, SeedCheckScheduleArgs{}, true)
 }
 
 func (q *Queue) seedCheckRunner() (SeedChecker, time.Duration) {
