@@ -444,15 +444,9 @@ func (res *apiResult) Error() *problem {
 // incoming request's id so the console's request and its API requests
 // share it in the logs.
 func (c *Console) call(r *http.Request, method, path, contentType string, body []byte) *apiResult {
-	s := sessFrom(r.Context())
-	req, err := http.NewRequestWithContext(r.Context(), method, path, bytes.NewReader(body))
+	req, err := apiRequest(r, method, path, bytes.NewReader(body))
 	if err != nil {
 		return &apiResult{Status: http.StatusInternalServerError, Body: []byte(`{"detail":"bad console request"}`)}
-	}
-	req.RemoteAddr = r.RemoteAddr
-	req.Host = r.Host
-	if s.reqID != "" {
-		req.Header.Set("X-Request-Id", s.reqID)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", contentType)
@@ -461,11 +455,25 @@ func (c *Console) call(r *http.Request, method, path, contentType string, body [
 		req.Body = http.NoBody
 	}
 	rec := &recorder{header: http.Header{}}
-	c.deps.API.ServeAs(rec, req, s.key)
+	c.deps.API.ServeAs(rec, req, sessFrom(r.Context()).key)
 	if rec.status == 0 {
 		rec.status = http.StatusOK
 	}
 	return &apiResult{Status: rec.status, Header: rec.header, Body: rec.buf.Bytes()}
+}
+
+// apiRequest is an API request made for the console's request r: from
+// its client address and host, under its request id.
+func apiRequest(r *http.Request, method, path string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(r.Context(), method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
+	if id := sessFrom(r.Context()).reqID; id != "" {
+		req.Header.Set("X-Request-Id", id)
+	}
+	return req, nil
 }
 
 // get calls the API and decodes a 2xx JSON answer into v.

@@ -131,15 +131,10 @@ func (c *Console) handleSeedsExport(w http.ResponseWriter, r *http.Request) {
 	if format == "" {
 		format = "csv"
 	}
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet,
-		"/api/v1/seeds/export?format="+url.QueryEscape(format)+"&"+f.Query(), http.NoBody)
+	req, err := apiRequest(r, http.MethodGet, "/api/v1/seeds/export?format="+url.QueryEscape(format)+"&"+f.Query(), http.NoBody)
 	if err != nil {
 		http.Error(w, "bad export request", http.StatusBadRequest)
 		return
-	}
-	req.RemoteAddr, req.Host = r.RemoteAddr, r.Host
-	if s := sessFrom(r.Context()); s.reqID != "" {
-		req.Header.Set("X-Request-Id", s.reqID)
 	}
 	req.Header.Set("Accept-Encoding", r.Header.Get("Accept-Encoding"))
 	c.deps.API.ServeAs(w, req, sessFrom(r.Context()).key)
