@@ -16,12 +16,15 @@ const (
 	BatchLiveness      BatchKind = "liveness"
 	BatchContract      BatchKind = "contract"
 	BatchOrchestration BatchKind = "orchestration"
+	// BatchImport reads the entries of an imported feed list (OPML, CSV,
+	// URLs) into draft seeds (internal/seedimport).
+	BatchImport BatchKind = "import"
 )
 
 // Valid reports whether k is a known batch kind.
 func (k BatchKind) Valid() bool {
 	switch k {
-	case BatchResearch, BatchLiveness, BatchContract, BatchOrchestration:
+	case BatchResearch, BatchLiveness, BatchContract, BatchOrchestration, BatchImport:
 		return true
 	}
 	return false

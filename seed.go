@@ -666,6 +666,12 @@ type SeedService interface {
 	// s is normalised and validated as for CreateSeed.
 	RecordDraftSeed(ctx context.Context, s *Seed, actor, batchID string) (SeedRecordOutcome, error)
 
+	// ImportSeed writes s as a new draft seed, as CreateSeed does, with its
+	// first version tagged with batchID; when a seed with its seed_id
+	// exists it writes nothing and reports false. s is normalised and
+	// validated as for CreateSeed.
+	ImportSeed(ctx context.Context, s *Seed, actor, batchID string) (created bool, err error)
+
 	// FindSeedVersions returns a seed's recorded contract versions, newest
 	// first. ENOTFOUND when there is no seed.
 	FindSeedVersions(ctx context.Context, id string) ([]*SeedVersion, error)

@@ -30,6 +30,7 @@ import (
 	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/research"
 	"github.com/seedengine/seedengine/internal/seedcheck"
+	"github.com/seedengine/seedengine/internal/seedimport"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -121,7 +122,8 @@ type App struct {
 	Metadata    *metasync.Service
 	Queue       *jobs.Queue
 
-	log *slog.Logger
+	classifier *discover.Classifier
+	log        *slog.Logger
 }
 
 // New builds the services and the queue, declaring every batch kind with
@@ -141,7 +143,7 @@ func New(cfg Config) (*App, error) {
 		classifier = discover.DefaultClassifier()
 	}
 	db, blobs := cfg.DB, cfg.Blobs
-	a := &App{DB: db, Blobs: blobs, log: log}
+	a := &App{DB: db, Blobs: blobs, classifier: classifier, log: log}
 	a.Keys = sqlstore.NewAPIKeyService(db)
 	a.Batches = sqlstore.NewBatchService(db)
 	index := sqlstore.NewDatasetIndex(db)
@@ -174,12 +176,15 @@ func New(cfg Config) (*App, error) {
 	// What this process lacks (a prober, a contract runner, a collector's
 	// fetcher) leaves its kind's processor nil: the kind's jobs are known
 	// but not run here.
-	var live, contracts, orchestration jobs.ChunkProcessor
+	var live, contracts, orchestration, imports jobs.ChunkProcessor
 	if cfg.Prober != nil {
 		live = liveness.ChunkProcessor(cfg.Prober, classifier, a.Liveness, blobs)
 	}
 	if cfg.Contract != nil {
 		contracts = contract.ChunkProcessor(cfg.Contract, a.Seeds, blobs)
+		if ex, ok := cfg.Contract.(seedimport.Examiner); ok {
+			imports = seedimport.ChunkProcessor(seedimport.Deps{Examiner: ex, Seeds: a.Seeds, Research: a.Research, Objects: blobs})
+		}
 	}
 	if cfg.Collect != nil {
 		collector := orchestrate.NewCollector(cfg.Collect, blobs, orchestrate.CollectorConfig{}, log)
@@ -192,6 +197,7 @@ func New(cfg Config) (*App, error) {
 		jobs.Batch[research.ChunkJob](seedengine.BatchResearch, research.ChunkProcessor(a.Research)),
 		jobs.Batch[liveness.ChunkJob](seedengine.BatchLiveness, live, jobs.Step[liveness.ChunkJob]("", jobs.QueueLiveness)),
 		jobs.Batch[contract.ChunkJob](seedengine.BatchContract, contracts),
+		jobs.Batch[seedimport.ChunkJob](seedengine.BatchImport, imports),
 		jobs.Batch[orchestrate.FileJob](seedengine.BatchOrchestration, orchestration,
 			jobs.Step[orchestrate.DomainJob](seedengine.StepDomain, jobs.QueueDomains)), // domain jobs on their own River queue
 	)
@@ -332,6 +338,7 @@ func (a *App) Deps() httpapi.Deps {
 		Domains:    a.Domains,
 		Liveness:   a.Liveness,
 		Seeds:      a.Seeds,
+		Classifier: a.classifier,
 		// Contract runs here use the default freshness, so the review
 		// judges candidates by the rules that chose them.
 		Review:     contract.NewReview(a.Seeds, a.Blobs, contract.Config{}),

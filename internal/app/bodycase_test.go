@@ -27,7 +27,9 @@ func TestBodyRoutesAreEveryBody(t *testing.T) {
 	s := newStack(t, sqlstoretest.OpenSQLite(t))
 	var doc struct {
 		Paths map[string]map[string]struct {
-			RequestBody *json.RawMessage `json:"requestBody"`
+			RequestBody *struct {
+				Content map[string]json.RawMessage `json:"content"`
+			} `json:"requestBody"`
 		} `json:"paths"`
 	}
 	r := s.do(t, request{Path: "/openapi.json"})
@@ -36,7 +38,9 @@ func TestBodyRoutesAreEveryBody(t *testing.T) {
 	var documented, tried []string
 	for tmpl, ops := range doc.Paths {
 		for m, op := range ops {
-			if op.RequestBody != nil {
+			// A JSON body; a route taking a document (a seed import's
+			// OPML) has its own tests of what it reads.
+			if op.RequestBody != nil && op.RequestBody.Content["application/json"] != nil {
 				documented = append(documented, strings.ToUpper(m)+" "+samplePath(tmpl))
 			}
 		}

@@ -294,6 +294,13 @@ type echoCase struct {
 	path               map[string]string // path parameter values, escaped
 	query              url.Values
 	body               []byte // nil: none
+	contentType        string // of a document body; "": JSON
+}
+
+// echoDocuments are the valid bodies of the routes that take a document
+// instead of JSON, with its media type; a canary is sent as a line of it.
+var echoDocuments = map[string][2]string{
+	"POST /api/v1/seeds/import": {"text/plain", "https://www.echo{n}.gov.sg/feed.xml\n"},
 }
 
 func echoWalk(t *testing.T, s *stack) {
@@ -302,10 +309,13 @@ func echoWalk(t *testing.T, s *stack) {
 	require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
 	token, _ := r.JSON(t)["token"].(string)
 	require.NotEmpty(t, token)
-	call := func(method, path string, body []byte) response {
+	call := func(method, path string, body []byte, contentType ...string) response {
 		req := request{Method: method, Path: path, Token: token}
 		if body != nil {
 			req.Body = body
+		}
+		if len(contentType) > 0 && contentType[0] != "" {
+			req.Header = http.Header{"Content-Type": {contentType[0]}}
 		}
 		return s.do(t, req)
 	}
@@ -374,9 +384,11 @@ func echoWalk(t *testing.T, s *stack) {
 				require.True(t, ok, "%s: no sample value for path parameter {%s}; add one to echoPathSamples", name, ph[1])
 				valid[ph[1]] = url.PathEscape(v)
 			}
-			var validBody string
+			var validBody, docType string
 			var members [][]echoStep
-			if op.RequestBody != nil {
+			if d, ok := echoDocuments[name]; ok {
+				docType, validBody = d[0], d[1]
+			} else if op.RequestBody != nil {
 				var ok bool
 				validBody, ok = bodies[name]
 				require.True(t, ok, "%s takes a body: add a valid one to echoBodies", name)
@@ -392,6 +404,7 @@ func echoWalk(t *testing.T, s *stack) {
 				}
 				if op.RequestBody != nil {
 					c.body = []byte(validBody)
+					c.contentType = docType
 				}
 				return c
 			}
@@ -419,6 +432,11 @@ func echoWalk(t *testing.T, s *stack) {
 					// A query parameter the route does not know.
 					c := base(cn.name + " in query.zq")
 					c.query.Set("zq", cn.value)
+					cases = append(cases, c)
+				}
+				if docType != "" {
+					c := base(cn.name + " in the document")
+					c.body = []byte(cn.value + "\n")
 					cases = append(cases, c)
 				}
 				for _, at := range members {
@@ -469,7 +487,7 @@ func echoWalk(t *testing.T, s *stack) {
 			body = bytes.ReplaceAll(body, []byte("{seedId}"), []byte(seedID))
 		}
 		for try := 1; try <= 2; try++ {
-			r := call(c.method, path, body)
+			r := call(c.method, path, body, c.contentType)
 			if r.StatusCode < 400 {
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/seedimport"
 )
 
 type list[T any] struct {
@@ -229,6 +230,8 @@ type batchData struct {
 	Seeds              map[string]seedengine.Seed
 	MoreSeeds          bool
 	Skipped            []contract.SkippedItem
+	// An import's entries that made no seed (Created: those that did).
+	Entries []seedimport.Rejected
 	// A liveness batch's verdicts.
 	Results []livenessResult
 	Counts  map[string]int
@@ -277,6 +280,17 @@ func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 			d.Created, d.Refreshed, d.Skipped = res.Created, res.Refreshed, res.Skipped
 		}
 		if len(d.Created)+len(d.Refreshed) > 0 {
+			d.Seeds, d.MoreSeeds = c.batchSeeds(r, b.ID)
+		}
+	case seedengine.BatchImport:
+		var res seedimport.ChunkResult
+		if json.Unmarshal(b.Result, &res) == nil {
+			for _, c := range res.Created {
+				d.Created = append(d.Created, c.SeedID)
+			}
+			d.Entries = res.Rejected
+		}
+		if len(d.Created) > 0 {
 			d.Seeds, d.MoreSeeds = c.batchSeeds(r, b.ID)
 		}
 	case seedengine.BatchLiveness:
@@ -481,6 +495,13 @@ var rejections = map[string]string{
 	"suspended_seed_kept":   "its seed is suspended and kept as it is",
 	"archived_seed_kept":    "its seed is archived and kept as it is",
 	"rejected_seed_kept":    "its seed was rejected and the run found the same entry again",
+	"duplicate":             "a seed of its domain and content type exists already",
+	"duplicate_in_list":     "the list names it, or another entry of its seed, earlier",
+	"robots_disallowed":     "robots.txt disallows it for our agent",
+	"not_a_feed":            "it is not a feed or sitemap (an HTML page, say)",
+	"empty_feed":            "the feed lists no item",
+	"empty_sitemap":         "the sitemap lists no URL",
+	"feed_parse_error":      "the feed cannot be read",
 }
 
 // rejectionWords is a rejection reason in words; an unknown one as it

@@ -303,7 +303,7 @@ type Runner interface {
 // register with the queue for seedengine.BatchContract. Each domain_id of
 // the chunk is examined (ChunkConcurrency at a time), each run's evidence
 // written to an object of its own, prod/contracts/{domain}/{time}-{run}.json
-// (see writeEvidence), and each decision recorded as a draft seed
+// (see WriteEvidence), and each decision recorded as a draft seed
 // pointing at it through seeds.RecordDraftSeed: created when new, refreshed
 // when a draft, never touching a seed a person has promoted (a differing
 // contract becomes a proposed version). An item succeeds when its domain
@@ -353,7 +353,7 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 
 		actor := "contract_batch:" + b.ID
 		for _, ev := range evs {
-			key, err := writeEvidence(ctx, objects, ev)
+			key, err := WriteEvidence(ctx, objects, ev)
 			if err != nil {
 				return seedengine.ChunkOutcome{}, fmt.Errorf("contract batch %s chunk %d: %w", b.ID, c.Index, err)
 			}
@@ -405,17 +405,17 @@ func ChunkProcessor(r Runner, seeds seedengine.SeedService, objects ObjectWriter
 	}
 }
 
-// evidenceKeyAttempts bounds how many run ids writeEvidence tries. A
+// evidenceKeyAttempts bounds how many run ids WriteEvidence tries. A
 // conflict needs two runs of one domain in one second drawing the same
 // 40-bit id, so a second attempt is already a formality; more than three
 // conflicts in a row mean the store answers ECONFLICT for another reason.
 const evidenceKeyAttempts = 3
 
-// writeEvidence stores ev under a key of its own and returns the key. Runs
+// WriteEvidence stores ev under a key of its own and returns the key. Runs
 // of one registrable domain under several domain_ids (gov:sg:x.gov.sg and
 // other:sg:x.gov.sg) start in the same second, so the key carries a fresh
 // run id, and PutIfAbsent makes sure no run overwrites another's evidence.
-func writeEvidence(ctx context.Context, objects ObjectWriter, ev *Evidence) (string, error) {
+func WriteEvidence(ctx context.Context, objects ObjectWriter, ev *Evidence) (string, error) {
 	b, err := json.MarshalIndent(ev, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode evidence of %s: %w", ev.Domain, err)

@@ -151,6 +151,12 @@ func (d *Discoverer) DiscoverWithRobots(ctx context.Context, domainID, domain st
 }
 
 func (d *Discoverer) discover(ctx context.Context, domainID, domain string, rt *fetch.RobotsTxt) *Evidence {
+	return d.run(ctx, domainID, domain, func(ctx context.Context, r *run) { r.discover(ctx, rt) })
+}
+
+// run is a contract run of one domain within the budget and deadline:
+// body fetches, then the decisions are made and the outcome set.
+func (d *Discoverer) run(ctx context.Context, domainID, domain string, body func(context.Context, *run)) *Evidence {
 	now := d.cfg.Now().UTC()
 	ev := &Evidence{DomainID: domainID, Domain: domain, Agent: d.cfg.Agent, StartedAt: now, Candidates: []*Candidate{}, Decisions: []Decision{}}
 	ev.Spent.MaxRequests = d.cfg.MaxRequests
@@ -159,7 +165,7 @@ func (d *Discoverer) discover(ctx context.Context, domainID, domain string, rt *
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Deadline)
 	defer cancel()
 
-	r.discover(ctx, rt)
+	body(ctx, r)
 
 	ev.Spent.Requests = int(r.used.Load())
 	ev.FinishedAt = d.cfg.Now().UTC()

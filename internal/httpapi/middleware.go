@@ -16,6 +16,7 @@ import (
 	"net/netip"
 	"path"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -346,6 +347,9 @@ func jsonMediaType(ct string) (mt string, ok bool) {
 // whole here, as huma would read it anyway.
 func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem {
 	st := &rw.st
+	if rt.text != nil {
+		return s.checkTextBody(rw, r, rt)
+	}
 	mt, ok := jsonMediaType(r.Header.Get("Content-Type"))
 	if !ok || len(r.Header.Values("Content-Type")) > 1 {
 		return newProblem(st, http.StatusUnsupportedMediaType, seedengine.EINVALID,
@@ -360,26 +364,9 @@ func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem 
 		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
 		return nil
 	}
-	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
-	body, err := io.ReadAll(r.Body)
-	_ = r.Body.Close()
-	// The deadline is the body's, not the handler's: left in place, it
-	// would expire under a long handler, and net/http's background read
-	// would take that for a client gone and cancel the request.
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
-				"request body is larger than "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
-		case isTimeout(err):
-			return newProblem(st, http.StatusRequestTimeout, seedengine.EINVALID, "request body not received in time")
-		}
-		if r.Context().Err() != nil {
-			return clientClosedProblem(st, r.Context().Err())
-		}
-		return newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "request body ended early")
+	body, p := s.readBody(st, rc, r)
+	if p != nil {
+		return p
 	}
 	if se := checkJSON(body, rt.body); se != nil {
 		return se.problem(st)
@@ -387,6 +374,57 @@ func (s *Server) checkBody(rw *respWriter, r *http.Request, rt *route) *Problem 
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	return nil
+}
+
+// checkTextBody holds a document body (a route with text media types) to
+// the same rules as a JSON one, but its own types: one Content-Type
+// header naming one of them, any charset parameter utf-8 (415
+// otherwise), arrival within Config.BodyReadTimeout (408), within the
+// route's limit (413). What the document holds is its handler's to check.
+func (s *Server) checkTextBody(rw *respWriter, r *http.Request, rt *route) *Problem {
+	st := &rw.st
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	cs, hasCS := params["charset"]
+	if err != nil || len(r.Header.Values("Content-Type")) > 1 || !slices.Contains(rt.text, mt) || (hasCS && !strings.EqualFold(cs, "utf-8")) {
+		return newProblem(st, http.StatusUnsupportedMediaType, seedengine.EINVALID,
+			"send one Content-Type header naming one of "+strings.Join(rt.text, ", ")+" (UTF-8)")
+	}
+	r.Header.Set("Content-Type", mt)
+	body, p := s.readBody(st, http.NewResponseController(rw.ResponseWriter), r)
+	if p != nil {
+		return p
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return nil
+}
+
+// readBody reads a whole request body within Config.BodyReadTimeout: 413
+// past the route's limit, 408 late, 499 when the client went away, 400
+// cut short.
+func (s *Server) readBody(st *reqState, rc *http.ResponseController, r *http.Request) ([]byte, *Problem) {
+	_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout))
+	body, err := io.ReadAll(r.Body)
+	_ = r.Body.Close()
+	// The deadline is the body's, not the handler's: left in place, it
+	// would expire under a long handler, and net/http's background read
+	// would take that for a client gone and cancel the request.
+	_ = rc.SetReadDeadline(time.Time{})
+	if err == nil {
+		return body, nil
+	}
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, newProblem(st, http.StatusRequestEntityTooLarge, seedengine.ETOOLARGE,
+			"request body is larger than "+strconv.FormatInt(mbe.Limit, 10)+" bytes")
+	case isTimeout(err):
+		return nil, newProblem(st, http.StatusRequestTimeout, seedengine.EINVALID, "request body not received in time")
+	}
+	if r.Context().Err() != nil {
+		return nil, clientClosedProblem(st, r.Context().Err())
+	}
+	return nil, newProblem(st, http.StatusBadRequest, seedengine.EINVALID, "request body ended early")
 }
 
 // streamBody is a streamed request body held to strictJSON and to a read

@@ -11,7 +11,7 @@ import (
 )
 
 type batchListInput struct {
-	Kind   string `query:"kind" enum:"research,liveness,contract,orchestration" doc:"Only batches of this kind."`
+	Kind   string `query:"kind" enum:"research,liveness,contract,orchestration,import" doc:"Only batches of this kind."`
 	Status string `query:"status" enum:"queued,running,completed,completed_with_errors,failed,cancelled" doc:"Only batches in this status."`
 	Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"1000" doc:"Page size."`
 	Offset int    `query:"offset" default:"0" minimum:"0" doc:"Items to skip."`

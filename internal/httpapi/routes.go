@@ -34,6 +34,10 @@ type route struct {
 	// maxBody overrides Config.MaxBodyBytes for a route that streams big
 	// bodies to disk instead of decoding them (dataset saves).
 	maxBody int64
+	// text lists the media types of a route whose body is a document
+	// that is not JSON (a seed import's OPML, CSV or URL list); the body
+	// is read whole, within textBodyLimit, and handed over as it came.
+	text []string
 	// body is the request body's schema as checkBody holds it (from the
 	// OpenAPI document, once built).
 	body *bodyNode
@@ -129,6 +133,8 @@ func (s *Server) routeTable() []*route {
 		// Seeds.
 		apiRoute(get, "/api/v1/seeds", read, "list-seeds", "List seeds, filtered, in seed_id order", 0, handleSeed(s.handleSeedList)),
 		apiRoute(post, "/api/v1/seeds", write, "create-seed", "Create a draft seed", http.StatusCreated, handleSeed(s.handleSeedCreate)),
+		withTextBody(apiRoute(post, "/api/v1/seeds/import", write, "import-seeds", "Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row", http.StatusAccepted, s.registerSeedImport),
+			importMediaTypes...),
 		apiRoute(get, "/api/v1/seeds/export", read, "export-seeds", "Stream the seeds the filters match as JSON Lines, CSV, OPML or a URL list", 0, s.registerSeedExport),
 		apiRoute(get, "/api/v1/seeds/{seedId}", read, "get-seed", "Get one seed with its status history", 0, handleSeed(s.handleSeedGet)),
 		apiRoute(pat, "/api/v1/seeds/{seedId}", write, "update-seed", "Update a seed's editable fields with a JSON merge patch", 0, s.registerSeedUpdate),
@@ -166,6 +172,17 @@ func (s *Server) routeTable() []*route {
 	}
 }
 
+// textBodyLimit is the largest document a text route takes: a 50,000-feed
+// OPML file is about 12 MiB.
+const textBodyLimit = 32 << 20
+
+// withTextBody makes rt take a document of one of the media types instead
+// of JSON.
+func withTextBody(rt *route, mediaTypes ...string) *route {
+	rt.text = mediaTypes
+	return rt
+}
+
 // withBodyLimit gives rt a body limit of its own.
 func withBodyLimit(rt *route, limit int64) *route {
 	rt.maxBody = limit
@@ -176,6 +193,9 @@ func withBodyLimit(rt *route, limit int64) *route {
 func (s *Server) bodyLimit(rt *route) int64 {
 	if rt.maxBody > 0 {
 		return rt.maxBody
+	}
+	if rt.text != nil {
+		return textBodyLimit
 	}
 	return s.cfg.MaxBodyBytes
 }

@@ -68,6 +68,7 @@ func TestRouteTable(t *testing.T) {
 		{"GET", "/api/v1/domains/{domainId}", read},
 		{"GET", "/api/v1/seeds", read},
 		{"POST", "/api/v1/seeds", write},
+		{"POST", "/api/v1/seeds/import", write},
 		{"GET", "/api/v1/seeds/export", read},
 		{"GET", "/api/v1/seeds/{seedId}", read},
 		{"PATCH", "/api/v1/seeds/{seedId}", write},

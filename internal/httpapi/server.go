@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/discover"
 )
 
 // Defaults for the zero values of Config.
@@ -131,6 +132,9 @@ type Deps struct {
 	Metadata     seedengine.MetadataService
 	MetadataSync seedengine.MetadataSyncer
 	Seeds        seedengine.SeedService
+	// Classifier places imported entries (country, domain, authority);
+	// nil: discover.DefaultClassifier().
+	Classifier *discover.Classifier
 	// Review weighs a seed's candidates and chooses another (nil: those
 	// routes answer 503).
 	Review seedengine.SeedReviewService

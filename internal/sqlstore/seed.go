@@ -77,6 +77,22 @@ func (s *SeedService) CreateSeed(ctx context.Context, sd *seedengine.Seed, actor
 	return nil
 }
 
+// ImportSeed implements seedengine.SeedService.
+func (s *SeedService) ImportSeed(ctx context.Context, sd *seedengine.Seed, actor, batchID string) (bool, error) {
+	if err := prepareNewSeed(sd); err != nil {
+		return false, err
+	}
+	var created bool
+	err := s.db.inTx(ctx, func(tx *sql.Tx) (err error) {
+		created, err = s.insertSeed(ctx, tx, sd, actor, batchID)
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("import seed %q: %w", seedengine.Truncate(sd.SeedID, 300), err)
+	}
+	return created, nil
+}
+
 // prepareNewSeed normalises and validates a seed about to be created.
 func prepareNewSeed(sd *seedengine.Seed) error {
 	sd.Normalize()

@@ -1035,6 +1035,7 @@ func (e ListBatchResultsParamsVerdict) Valid() bool {
 // Defines values for ListBatchesParamsKind.
 const (
 	Contract      ListBatchesParamsKind = "contract"
+	Import        ListBatchesParamsKind = "import"
 	Liveness      ListBatchesParamsKind = "liveness"
 	Orchestration ListBatchesParamsKind = "orchestration"
 	Research      ListBatchesParamsKind = "research"
@@ -1044,6 +1045,8 @@ const (
 func (e ListBatchesParamsKind) Valid() bool {
 	switch e {
 	case Contract:
+		return true
+	case Import:
 		return true
 	case Liveness:
 		return true
@@ -1090,6 +1093,7 @@ func (e ListBatchesParamsStatus) Valid() bool {
 const (
 	ListDeadLettersParamsKindBatchFinished       ListDeadLettersParamsKind = "batch_finished"
 	ListDeadLettersParamsKindContractChunk       ListDeadLettersParamsKind = "contract_chunk"
+	ListDeadLettersParamsKindImportChunk         ListDeadLettersParamsKind = "import_chunk"
 	ListDeadLettersParamsKindItemFlush           ListDeadLettersParamsKind = "item_flush"
 	ListDeadLettersParamsKindLivenessChunk       ListDeadLettersParamsKind = "liveness_chunk"
 	ListDeadLettersParamsKindMetadataSchedule    ListDeadLettersParamsKind = "metadata_schedule"
@@ -1112,6 +1116,8 @@ func (e ListDeadLettersParamsKind) Valid() bool {
 	case ListDeadLettersParamsKindBatchFinished:
 		return true
 	case ListDeadLettersParamsKindContractChunk:
+		return true
+	case ListDeadLettersParamsKindImportChunk:
 		return true
 	case ListDeadLettersParamsKindItemFlush:
 		return true
@@ -1340,22 +1346,22 @@ func (e ListSeedsParamsSort) Valid() bool {
 
 // Defines values for ExportSeedsParamsFormat.
 const (
-	Csv   ExportSeedsParamsFormat = "csv"
-	Jsonl ExportSeedsParamsFormat = "jsonl"
-	Opml  ExportSeedsParamsFormat = "opml"
-	Urls  ExportSeedsParamsFormat = "urls"
+	ExportSeedsParamsFormatCsv   ExportSeedsParamsFormat = "csv"
+	ExportSeedsParamsFormatJsonl ExportSeedsParamsFormat = "jsonl"
+	ExportSeedsParamsFormatOpml  ExportSeedsParamsFormat = "opml"
+	ExportSeedsParamsFormatUrls  ExportSeedsParamsFormat = "urls"
 )
 
 // Valid indicates whether the value is a known member of the ExportSeedsParamsFormat enum.
 func (e ExportSeedsParamsFormat) Valid() bool {
 	switch e {
-	case Csv:
+	case ExportSeedsParamsFormatCsv:
 		return true
-	case Jsonl:
+	case ExportSeedsParamsFormatJsonl:
 		return true
-	case Opml:
+	case ExportSeedsParamsFormatOpml:
 		return true
-	case Urls:
+	case ExportSeedsParamsFormatUrls:
 		return true
 	default:
 		return false
@@ -1518,6 +1524,27 @@ func (e ExportSeedsParamsHealth) Valid() bool {
 	case ExportSeedsParamsHealthStale:
 		return true
 	case ExportSeedsParamsHealthUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportSeedsParamsFormat.
+const (
+	ImportSeedsParamsFormatCsv  ImportSeedsParamsFormat = "csv"
+	ImportSeedsParamsFormatOpml ImportSeedsParamsFormat = "opml"
+	ImportSeedsParamsFormatUrls ImportSeedsParamsFormat = "urls"
+)
+
+// Valid indicates whether the value is a known member of the ImportSeedsParamsFormat enum.
+func (e ImportSeedsParamsFormat) Valid() bool {
+	switch e {
+	case ImportSeedsParamsFormatCsv:
+		return true
+	case ImportSeedsParamsFormatOpml:
+		return true
+	case ImportSeedsParamsFormatUrls:
 		return true
 	default:
 		return false
@@ -3450,6 +3477,34 @@ type ExportSeedsParamsAuthority string
 // ExportSeedsParamsHealth defines parameters for ExportSeeds.
 type ExportSeedsParamsHealth string
 
+// ImportSeedsTextBody defines parameters for ImportSeeds.
+type ImportSeedsTextBody = string
+
+// ImportSeedsParams defines parameters for ImportSeeds.
+type ImportSeedsParams struct {
+	// Format How to read the body; absent: from its Content-Type (text/x-opml, application/xml, text/xml: opml; text/csv: csv; text/plain: urls).
+	Format *ImportSeedsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Country Country of the entries that name none (OPML category "/{country}/{category}", a CSV country column): ISO 3166-1 alpha-2 or intl, any case. An entry with no country either is refused (422 naming its line).
+	Country *string `form:"country,omitempty" json:"country,omitempty"`
+
+	// Category Category of the entries that name none, a lower-case slug.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Columns CSV only: which header names each field, as field=header pairs separated by commas (url=Feed URL,title=Name). Fields: url (the feed or sitemap), site (the publisher's home page or domain: the seed's domain), title, country, category, content_type, fetch_type. Unmapped fields are found by their usual names (entry_url, feed_url, xmlUrl, url; site, htmlUrl, homepage, domain; title, name; …).
+	Columns *string `form:"columns,omitempty" json:"columns,omitempty"`
+
+	// ChunkSize Entries per chunk job; 50 when absent. The entries of one seed stay in one chunk.
+	ChunkSize *int64 `form:"chunk_size,omitempty" json:"chunk_size,omitempty"`
+
+	// HarvestPages Turn page fetching on (harvest.pages) for every seed the import creates.
+	HarvestPages *bool   `form:"harvest_pages,omitempty" json:"harvest_pages,omitempty"`
+	ContentType  *string `json:"Content-Type,omitempty"`
+}
+
+// ImportSeedsParamsFormat defines parameters for ImportSeeds.
+type ImportSeedsParamsFormat string
+
 // UpdateSeedParams defines parameters for UpdateSeed.
 type UpdateSeedParams struct {
 	// ContentType application/merge-patch+json or application/json.
@@ -3491,6 +3546,9 @@ type CreateSeedJSONRequestBody = SeedCreateRequest
 
 // BulkSeedActionJSONRequestBody defines body for BulkSeedAction for application/json ContentType.
 type BulkSeedActionJSONRequestBody = SeedBulkRequest
+
+// ImportSeedsTextRequestBody defines body for ImportSeeds for text/plain ContentType.
+type ImportSeedsTextRequestBody = ImportSeedsTextBody
 
 // OrchestrateSeedsJSONRequestBody defines body for OrchestrateSeeds for application/json ContentType.
 type OrchestrateSeedsJSONRequestBody = OrchestrateRequest
@@ -5061,6 +5119,46 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
 	ExportSeeds(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportSeedsWithBody Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+	ImportSeedsWithBody(ctx context.Context, params *ImportSeedsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ImportSeedsWithTextBody Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `text/plain` content type.
+	//
+	// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+	ImportSeedsWithTextBody(ctx context.Context, params *ImportSeedsParams, body ImportSeedsTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OrchestrateSeedsWithBody Queue seed collection for a partition's raw files
 	//
@@ -6998,6 +7096,66 @@ func (c *Client) BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequ
 // Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
 func (c *Client) ExportSeeds(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewExportSeedsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportSeedsWithBody Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+func (c *Client) ImportSeedsWithBody(ctx context.Context, params *ImportSeedsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportSeedsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportSeedsWithTextBody Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `text/plain` content type.
+//
+// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+func (c *Client) ImportSeedsWithTextBody(ctx context.Context, params *ImportSeedsParams, body ImportSeedsTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportSeedsRequestWithTextBody(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10643,6 +10801,148 @@ func NewExportSeedsRequest(server string, params *ExportSeedsParams) (*http.Requ
 	return req, nil
 }
 
+// NewImportSeedsRequestWithTextBody calls the generic ImportSeeds builder with text/plain body
+func NewImportSeedsRequestWithTextBody(server string, params *ImportSeedsParams, body ImportSeedsTextRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	if stringer, ok := interface{}(body).(fmt.Stringer); ok {
+		bodyReader = strings.NewReader(stringer.String())
+	} else {
+		bodyReader = strings.NewReader(fmt.Sprint(body))
+	}
+	return NewImportSeedsRequestWithBody(server, params, "text/plain", bodyReader)
+}
+
+// NewImportSeedsRequestWithBody constructs an http.Request for the ImportSeeds method, with any body, and a specified content type
+func NewImportSeedsRequestWithBody(server string, params *ImportSeedsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/seeds/import")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Country != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "country", *params.Country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Columns != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "columns", *params.Columns, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ChunkSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "chunk_size", *params.ChunkSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.HarvestPages != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", false, "harvest_pages", *params.HarvestPages, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.ContentType != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Content-Type", *params.ContentType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Content-Type", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewOrchestrateSeedsRequest calls the generic OrchestrateSeeds builder with application/json body
 func NewOrchestrateSeedsRequest(server string, body OrchestrateSeedsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -12433,6 +12733,46 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/seeds/export (the `ExportSeeds` operationId).
 	ExportSeedsWithResponse(ctx context.Context, params *ExportSeedsParams, reqEditors ...RequestEditorFn) (*ExportSeedsResponse, error)
+
+	// ImportSeedsWithBodyWithResponse Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+	ImportSeedsWithBodyWithResponse(ctx context.Context, params *ImportSeedsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportSeedsResponse, error)
+
+	// ImportSeedsWithTextBodyWithResponse Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+	//
+	// Needs an API key with the `write` scope (or `admin`, which includes it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 408 `invalid`: the body did not arrive in time
+	// - 413 `too_large`: the body is over the limit
+	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+	ImportSeedsWithTextBodyWithResponse(ctx context.Context, params *ImportSeedsParams, body ImportSeedsTextRequestBody, reqEditors ...RequestEditorFn) (*ImportSeedsResponse, error)
 
 	// OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
 	//
@@ -17869,6 +18209,138 @@ func (r ExportSeedsResponse) ContentType() string {
 	return ""
 }
 
+// ImportSeedsResponse202Headers the declared response headers of an HTTP 202 response for ImportSeeds
+type ImportSeedsResponse202Headers struct {
+	Location *string
+}
+
+// ImportSeedsResponse429Headers the declared response headers of an HTTP 429 response for ImportSeeds
+type ImportSeedsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ImportSeedsResponse503Headers the declared response headers of an HTTP 503 response for ImportSeeds
+type ImportSeedsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ImportSeedsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Batch
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON408 the response for an HTTP 408 `application/problem+json` response
+	ApplicationproblemJSON408 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ImportSeedsResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ImportSeedsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportSeedsResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ImportSeedsResponse) GetJSON202() *Batch {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON408 returns the response for an HTTP 408 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON408() *Problem {
+	return r.ApplicationproblemJSON408
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON415() *Problem {
+	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportSeedsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportSeedsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportSeedsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportSeedsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OrchestrateSeedsResponse202Headers the declared response headers of an HTTP 202 response for OrchestrateSeeds
 type OrchestrateSeedsResponse202Headers struct {
 	Location *string
@@ -21223,6 +21695,58 @@ func (c *ClientWithResponses) ExportSeedsWithResponse(ctx context.Context, param
 		return nil, err
 	}
 	return ParseExportSeedsResponse(rsp)
+}
+
+// ImportSeedsWithBodyWithResponse Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+func (c *ClientWithResponses) ImportSeedsWithBodyWithResponse(ctx context.Context, params *ImportSeedsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportSeedsResponse, error) {
+	rsp, err := c.ImportSeedsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportSeedsResponse(rsp)
+}
+
+// ImportSeedsWithTextBodyWithResponse Import a feed list (OPML, CSV or URLs): each entry is read once and becomes a draft seed or a rejected row
+//
+// Needs an API key with the `write` scope (or `admin`, which includes it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 408 `invalid`: the body did not arrive in time
+// - 413 `too_large`: the body is over the limit
+// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/v1/seeds/import (the `ImportSeeds` operationId).
+func (c *ClientWithResponses) ImportSeedsWithTextBodyWithResponse(ctx context.Context, params *ImportSeedsParams, body ImportSeedsTextRequestBody, reqEditors ...RequestEditorFn) (*ImportSeedsResponse, error) {
+	rsp, err := c.ImportSeedsWithTextBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportSeedsResponse(rsp)
 }
 
 // OrchestrateSeedsWithBodyWithResponse Queue seed collection for a partition's raw files
@@ -26664,6 +27188,135 @@ func ParseExportSeedsResponse(rsp *http.Response) (*ExportSeedsResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ExportSeedsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseImportSeedsResponse parses an HTTP response from a ImportSeedsWithResponse call
+func ParseImportSeedsResponse(rsp *http.Response) (*ImportSeedsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportSeedsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers ImportSeedsResponse202Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers ImportSeedsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportSeedsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
