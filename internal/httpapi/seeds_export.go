@@ -257,7 +257,9 @@ func (s *Server) exportOPML(ctx context.Context, w *bufio.Writer, f seedengine.S
 
 // writeOPMLSeed writes one seed as an outline: type rss for a feed
 // (xmlUrl its entry), link for a news sitemap (url its entry); htmlUrl
-// the site, category "/{country}/{category}/{authority}".
+// the site, category "/{country}/{category}/{authority}", and
+// ",/content_type/{type}" for a content type other than news, which an
+// import reads back.
 func writeOPMLSeed(w *bufio.Writer, indent string, sd *seedengine.Seed) error {
 	authority, _, _, _ := seedengine.ParseDomainID(sd.DomainID)
 	name := sd.Source.Name
@@ -269,6 +271,9 @@ func writeOPMLSeed(w *bufio.Writer, indent string, sd *seedengine.Seed) error {
 	if sd.Fetch.Type == seedengine.FetchNewsSitemap {
 		o.Type, o.XMLURL, o.URL = "link", "", sd.Fetch.EntryURL
 		o.Category += "/news_sitemap"
+	}
+	if sd.ContentType != seedengine.ContentTypeNews {
+		o.Category += ",/content_type/" + sd.ContentType
 	}
 	b, err := xml.Marshal(o)
 	if err != nil {

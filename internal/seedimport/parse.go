@@ -236,13 +236,16 @@ func parseCSV(body []byte, cols Columns) ([]Row, error) {
 		if r.URL == "" && r.Site == "" && r.Title == "" {
 			continue // an empty row
 		}
-		switch ft := strings.ToLower(cell("fetch_type")); ft {
-		case "news_sitemap", "sitemap":
+		// The entry is read as a sitemap or as a feed whatever the type
+		// says; an html or api entry (this service's own export) is read
+		// as a feed, and refused as not_a_feed when it is not one.
+		switch ft := seedengine.FetchType(strings.ToLower(cell("fetch_type"))); {
+		case ft == seedengine.FetchNewsSitemap || ft == seedengine.FetchSitemap:
 			r.Sitemap = true
-		case "", "rss", "atom", "json_feed", "feed":
-			r.Sitemap = ft == "" && looksSitemap(r.URL)
-		default:
-			return nil, bodyErr(line, "fetch_type must be rss, atom, json_feed, news_sitemap or sitemap")
+		case ft == "":
+			r.Sitemap = looksSitemap(r.URL)
+		case !ft.Valid():
+			return nil, bodyErr(line, "fetch_type must be rss, atom, json_feed, news_sitemap, sitemap, html or api")
 		}
 		if r.Site != "" && !strings.Contains(r.Site, "://") {
 			r.Site = "https://" + r.Site // a bare domain (our export's domain column)

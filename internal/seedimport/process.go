@@ -9,6 +9,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/fetch"
 )
 
 // Examiner reads one named entry of a domain; *contract.Discoverer is one.
@@ -184,7 +185,14 @@ func (p *chunkRun) examine(ctx context.Context, g Group) (o groupOutcome) {
 		if it.Sitemap {
 			kind = contract.KindSitemap
 		}
-		ev := p.d.Examiner.Examine(ctx, it.DomainID, it.Domain, contract.Entry{URL: it.URL, Title: it.Title, Kind: kind, ContentType: it.ContentType})
+		e := contract.Entry{URL: it.URL, Title: it.Title, Kind: kind, ContentType: it.ContentType}
+		ev := p.d.Examiner.Examine(ctx, it.DomainID, it.Domain, e)
+		if ev.Outcome == contract.OutcomeUnreachable && transient[ev.Detail] && ctx.Err() == nil {
+			// A site that did not answer this once is asked once more
+			// before its entry is refused.
+			o.requests += ev.Spent.Requests
+			ev = p.d.Examiner.Examine(ctx, it.DomainID, it.Domain, e)
+		}
 		if ctx.Err() != nil {
 			o.err = ctx.Err()
 			return o
@@ -218,6 +226,13 @@ func (p *chunkRun) examine(ctx context.Context, g Group) (o groupOutcome) {
 		o.seed, o.winner = sd, g[i]
 	}
 	return o
+}
+
+// transient are the fetch reasons of a site that may answer next time:
+// an entry whose site failed so is examined twice before it is refused.
+var transient = map[string]bool{
+	fetch.ReasonDNSTimeout: true, fetch.ReasonServfail: true, fetch.ReasonConnectTimeout: true,
+	fetch.ReasonConnectReset: true, fetch.ReasonTimeout: true, fetch.ReasonNetwork: true,
 }
 
 // ours reports whether this import created sd.

@@ -29,6 +29,18 @@ func Client(tb testing.TB, sites []simweb.Site, requestTimeout time.Duration) (*
 	return w, NewClient(tb, w, requestTimeout)
 }
 
+// PatientClient is Client whose DNS waits as long as a request: for
+// webs without the dns_timeout scenario, tried with many hosts at once,
+// where a loaded machine must not turn a slow answer into a dead site.
+func PatientClient(tb testing.TB, sites []simweb.Site, requestTimeout time.Duration) (*simweb.Web, *fetch.Client) {
+	tb.Helper()
+	w := Start(tb)
+	for _, s := range sites {
+		w.AddSite(s)
+	}
+	return w, newClient(tb, w, requestTimeout, requestTimeout, nil)
+}
+
 // Catalogue starts a simulated web serving the realistic site catalogue,
 // dated from now, and returns its entries, the web and a client that
 // reaches it. No catalogue host is dead, so its client waits for DNS as
