@@ -4,11 +4,13 @@ go 1.26.8
 
 replace github.com/seedengine/seedengine => ../../..
 
+replace github.com/seedengine/seedengine/client => ../../../client
+
 tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 
 require (
-	github.com/oapi-codegen/runtime v1.9.0
 	github.com/seedengine/seedengine v0.0.0
+	github.com/seedengine/seedengine/client v0.0.0
 	github.com/stretchr/testify v1.12.1
 )
 
@@ -37,6 +39,7 @@ require (
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/ncruces/go-strftime v1.0.0 // indirect
 	github.com/oapi-codegen/oapi-codegen/v2 v2.8.2 // indirect
+	github.com/oapi-codegen/runtime v1.9.0 // indirect
 	github.com/oasdiff/yaml v0.1.1 // indirect
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect

@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/seedengine/seedengine/internal/httpapi/openapitest/client"
+	"github.com/seedengine/seedengine/client"
 )
 
 // TestClientRoundTrip drives a real seedengine serve process on loopback
