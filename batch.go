@@ -258,6 +258,45 @@ func MergeResults(a, b json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(mergeValue(av, bv))
 }
 
+// ResultMerger adds up many results as MergeResults does pairwise, each
+// parsed once and the sum encoded once: a batch's result from its chunks'.
+// The zero value is ready to use.
+type ResultMerger struct {
+	acc    any
+	single json.RawMessage // the one result added so far, kept as written
+	n      int
+}
+
+// Add merges raw (null and empty are skipped) into the sum.
+func (m *ResultMerger) Add(raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return err
+	}
+	m.n++
+	if m.n == 1 {
+		m.acc, m.single = v, raw
+		return nil
+	}
+	m.acc = mergeValue(m.acc, v)
+	return nil
+}
+
+// Result is the sum: nil when nothing was added, the one result as
+// written when one was.
+func (m *ResultMerger) Result() (json.RawMessage, error) {
+	switch m.n {
+	case 0:
+		return nil, nil
+	case 1:
+		return m.single, nil
+	}
+	return json.Marshal(m.acc)
+}
+
 func mergeValue(a, b any) any {
 	switch bt := b.(type) {
 	case float64:

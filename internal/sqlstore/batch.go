@@ -179,6 +179,9 @@ func (s *BatchService) FindBatchByID(ctx context.Context, id string) (*seedengin
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errBatchNotFound()
 	}
+	if err == nil {
+		err = s.liveResult(ctx, b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("find batch %q: %w", id, err)
 	}
@@ -199,7 +202,7 @@ func (s *BatchService) FindBatches(ctx context.Context, f seedengine.BatchFilter
 	)
 	if f.Kind != "" {
 		if !f.Kind.Valid() {
-			return nil, 0, seedengine.FieldErrorf("kind", "kind must be one of research, liveness, contract, orchestration")
+			return nil, 0, seedengine.FieldErrorf("kind", "kind must be one of research, liveness, contract, orchestration, import")
 		}
 		args = append(args, string(f.Kind))
 		where = append(where, "kind = $"+strconv.Itoa(len(args)))
@@ -242,6 +245,11 @@ func (s *BatchService) FindBatches(ctx context.Context, f seedengine.BatchFilter
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("find batches: %w", err)
+	}
+	for _, b := range batches {
+		if err := s.liveResult(ctx, b); err != nil {
+			return nil, 0, fmt.Errorf("find batches: %w", err)
+		}
 	}
 	if len(batches) == 0 && offset > 0 {
 		if err := s.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM batches`+cond, args...).Scan(&total); err != nil {
@@ -294,14 +302,8 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 	)
 	err := s.InChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		now := s.db.timeArg(nowUTC())
-		// The batch row is written (and so locked) before the chunk row, the
-		// order every other transaction here takes them in.
-		if _, err := tx.ExecContext(ctx, `UPDATE batches
-			SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
-			WHERE id = $1 AND status = $4`,
-			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
-			return err
-		}
+		// The chunk row is written (and so locked) before the batch row,
+		// the order every other transaction here takes them in.
 		var err error
 		c, err = scanChunk(tx.QueryRowContext(ctx, `UPDATE batch_chunks
 			SET status = $3, attempts = attempts + 1, updated_at = $4
@@ -317,6 +319,12 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 			}
 		}
 		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE batches
+			SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+			WHERE id = $1 AND status = $4`,
+			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
 			return err
 		}
 		b, err = scanBatch(tx.QueryRowContext(ctx, `SELECT `+batchColumns+` FROM batches WHERE id = $1`, batchID))
@@ -363,9 +371,10 @@ type ChunkWrite struct {
 }
 
 // CompleteChunkTx records a chunk's outcome in tx and updates its batch's
-// counters, result and, when no chunk is left queued or running, its final
-// status. A chunk already done or failed is left as it is (a zero
-// ChunkWrite).
+// counters and, when no chunk is left queued or running, its final status
+// and result (its chunks' results merged in chunk order; a batch still
+// open shows its chunks' so far when read). A chunk already done or failed
+// is left as it is (a zero ChunkWrite).
 //
 // The chunks of out.Spawn are added to the batch first, so the batch cannot
 // finish while they are open: each gets the next index (indexes stay
@@ -390,6 +399,9 @@ func (s *BatchService) CompleteChunkTx(ctx context.Context, tx *sql.Tx, batchID 
 }
 
 func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
+	if len(out.Spawn) == 0 {
+		return s.completeChunkFast(ctx, tx, batchID, index, out)
+	}
 	b, c, err := s.lockChunk(ctx, tx, batchID, index)
 	if err != nil || !c.Status.Open() {
 		return ChunkWrite{}, err
@@ -413,16 +425,120 @@ func (s *BatchService) completeChunkTx(ctx context.Context, tx *sql.Tx, batchID 
 		jsonArg(result), s.db.timeArg(now)); err != nil {
 		return ChunkWrite{}, err
 	}
-	merged, err := seedengine.MergeResults(b.Result, result)
-	if err != nil {
-		return ChunkWrite{}, seedengine.FieldErrorf("result", "result cannot be merged into the batch result")
-	}
-	b.Result = merged
 	b.Chunks.Done++
 	b.Items.Succeeded += out.Succeeded
 	b.Items.Failed += out.Failed
 	w.Finished, err = s.updateBatch(ctx, tx, b, now)
 	return w, err
+}
+
+// completeChunkFast records an outcome that spawns nothing, holding its
+// batch's row for as little as it can: the chunk row first (which also
+// tells a chunk recorded already), then one UPDATE that adds to the
+// batch's counters and returns them, then the commit. Only the completion
+// that leaves no chunk open does more under the lock: it gives the batch
+// its final status and its result, merged from its chunks' (see
+// finishBatch). Results are not merged into the batch row as chunks
+// finish, so no completion reads or rewrites what the others did
+// (FindBatchByID merges a running batch's on read).
+//
+// The chunk row is locked before the batch row, as everywhere here
+// (lockChunk).
+func (s *BatchService) completeChunkFast(ctx context.Context, tx *sql.Tx, batchID string, index int, out seedengine.ChunkOutcome) (ChunkWrite, error) {
+	now := nowUTC()
+	res, err := tx.ExecContext(ctx, `UPDATE batch_chunks
+		SET status = $3, succeeded = $4, failed = $5, result = $6, updated_at = $7
+		WHERE batch_id = $1 AND chunk_index = $2 AND status IN ($8, $9)`,
+		batchID, index, string(seedengine.ChunkDone), out.Succeeded, out.Failed,
+		jsonArg(out.Result), s.db.timeArg(now), string(seedengine.ChunkQueued), string(seedengine.ChunkRunning))
+	if err != nil {
+		return ChunkWrite{}, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		// Recorded already (or missing: ENOTFOUND).
+		return ChunkWrite{}, requireChunk(ctx, tx, res, batchID, index)
+	}
+	b, err := scanBatch(tx.QueryRowContext(ctx, `UPDATE batches
+		SET chunks_done = chunks_done + 1, items_succeeded = items_succeeded + $2, items_failed = items_failed + $3,
+			status = CASE WHEN status = $4 THEN $5 ELSE status END,
+			started_at = COALESCE(started_at, $6), updated_at = $6
+		WHERE id = $1
+		RETURNING `+batchColumns,
+		batchID, out.Succeeded, out.Failed, string(seedengine.BatchQueued), string(seedengine.BatchRunning), s.db.timeArg(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ChunkWrite{}, errChunkNotFound(index)
+	}
+	if err != nil {
+		return ChunkWrite{}, err
+	}
+	w := ChunkWrite{Batch: b}
+	if b.Status.Finished() || b.Chunks.Done+b.Chunks.Failed < b.Chunks.Total {
+		return w, nil
+	}
+	w.Finished, err = s.finishBatch(ctx, tx, b, now)
+	return w, err
+}
+
+// finishBatch gives b, none of whose chunks is open and whose row the
+// caller holds locked, its final status and its result: its chunks'
+// results merged in chunk order.
+func (s *BatchService) finishBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) (bool, error) {
+	result, err := chunkResults(ctx, tx, b.ID)
+	if err != nil {
+		return false, err
+	}
+	if b.StartedAt == nil {
+		b.StartedAt = &now
+	}
+	b.Status, b.FinishedAt, b.Result = b.FinalStatus(), &now, result
+	_, err = tx.ExecContext(ctx, `UPDATE batches SET status = $2, result = $3, started_at = $4, finished_at = $5, updated_at = $5 WHERE id = $1`,
+		b.ID, string(b.Status), jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timeArg(now))
+	return err == nil, err
+}
+
+// querier is what chunkResults reads with: a transaction or a pool.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// chunkResults merges the results of a batch's chunks, in chunk order,
+// each parsed once (seedengine.ResultMerger): the batch's result.
+func chunkResults(ctx context.Context, q querier, batchID string) (json.RawMessage, error) {
+	rows, err := q.QueryContext(ctx, `SELECT result FROM batch_chunks WHERE batch_id = $1 AND result IS NOT NULL ORDER BY chunk_index`, batchID)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var m seedengine.ResultMerger
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		if err := m.Add(raw); err != nil {
+			return nil, fmt.Errorf("batch %q: a chunk's result cannot be merged: %w", batchID, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return m.Result()
+}
+
+// liveResult sets the result of a batch still open to its chunks' results
+// so far, merged: a batch row holds its result once it has finished.
+func (s *BatchService) liveResult(ctx context.Context, b *seedengine.Batch) error {
+	if b.Status.Finished() {
+		return nil
+	}
+	r, err := chunkResults(ctx, s.db.reader, b.ID)
+	if err != nil {
+		return err
+	}
+	if r != nil {
+		b.Result = r
+	}
+	return nil
 }
 
 // spawnChunks adds spawn to b, whose row the caller holds locked, and
@@ -605,20 +721,22 @@ func (s *BatchService) FailChunkTx(ctx context.Context, tx *sql.Tx, batchID stri
 	return w, nil
 }
 
-// lockChunk reads a batch and one of its chunks for update, batch first.
+// lockChunk reads one chunk of a batch and the batch for update, the
+// chunk first: every transaction here that writes both takes the chunk
+// row before the batch row, so two of them never wait for each other.
 // ENOTFOUND when either is missing.
 func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
-	b, err := scanBatch(tx.QueryRowContext(ctx,
-		`SELECT `+batchColumns+` FROM batches WHERE id = $1`+s.db.forUpdate(), batchID))
+	c, err := scanChunk(tx.QueryRowContext(ctx,
+		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`+s.db.forUpdate(),
+		batchID, index))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, errChunkNotFound(index)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := scanChunk(tx.QueryRowContext(ctx,
-		`SELECT `+chunkColumns+` FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`+s.db.forUpdate(),
-		batchID, index))
+	b, err := scanBatch(tx.QueryRowContext(ctx,
+		`SELECT `+batchColumns+` FROM batches WHERE id = $1`+s.db.forUpdate(), batchID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, errChunkNotFound(index)
 	}
@@ -629,34 +747,34 @@ func (s *BatchService) lockChunk(ctx context.Context, tx *sql.Tx, batchID string
 }
 
 // updateBatch writes b's counters (totals included, which spawned chunks
-// raise) and result after one of its chunks finished, moving it to running
-// or, when no chunk is left open, to its final status. The caller holds the batch row lock. Open chunks are counted
-// from the counters rather than the chunk rows: each chunk moves to done or
-// failed exactly once, under that lock, so the counters are exact, and
-// counting rows would make every completion cost as much as the batch has
-// chunks.
+// raise) after one of its chunks finished, moving it to running or, when
+// no chunk is left open, to its final status with its result
+// (finishBatch). The caller holds the batch row lock. Open chunks are
+// counted from the counters rather than the chunk rows: each chunk moves
+// to done or failed exactly once, with its batch row locked, so the
+// counters are exact, and counting rows would make every completion cost
+// as much as the batch has chunks.
 func (s *BatchService) updateBatch(ctx context.Context, tx *sql.Tx, b *seedengine.Batch, now time.Time) (bool, error) {
-	finished := false
+	finishing := false
 	if !b.Status.Finished() {
 		if b.StartedAt == nil {
 			b.StartedAt = &now
 		}
 		b.Status = seedengine.BatchRunning
-		if b.Chunks.Done+b.Chunks.Failed >= b.Chunks.Total {
-			b.Status = b.FinalStatus()
-			b.FinishedAt = &now
-			finished = true
-		}
+		finishing = b.Chunks.Done+b.Chunks.Failed >= b.Chunks.Total
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE batches
 		SET status = $2, chunks_total = $3, chunks_done = $4, chunks_failed = $5,
 			items_total = $6, items_succeeded = $7, items_failed = $8,
-			result = $9, started_at = $10, finished_at = $11, updated_at = $12
+			started_at = $9, finished_at = $10, updated_at = $11
 		WHERE id = $1`,
 		b.ID, string(b.Status), b.Chunks.Total, b.Chunks.Done, b.Chunks.Failed,
 		b.Items.Total, b.Items.Succeeded, b.Items.Failed,
-		jsonArg(b.Result), s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
-	return finished && err == nil, err
+		s.db.timePtrArg(b.StartedAt), s.db.timePtrArg(b.FinishedAt), s.db.timeArg(now))
+	if err != nil || !finishing {
+		return false, err
+	}
+	return s.finishBatch(ctx, tx, b, now)
 }
 
 func scanBatch(row rowScanner, extra ...any) (*seedengine.Batch, error) {

@@ -1107,3 +1107,34 @@ func BenchmarkCompleteBatchChunkSpawn(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCompleteChunksOfABigBatch completes, one after the other, the
+// chunks of one 10,000-chunk batch whose chunks each add a key and a
+// rejection to its result, as research chunks do: a completion's cost
+// must not grow with the chunks done before it (results are merged once,
+// when the batch finishes, not into the batch row at every completion).
+//
+//	go test -run '^$' -bench CompleteChunksOfABigBatch -benchtime 10000x ./internal/sqlstore/
+func BenchmarkCompleteChunksOfABigBatch(b *testing.B) {
+	benchEngines(b, func(b *testing.B, db *sqlstore.DB) {
+		s, _ := newBatchService(db)
+		items := make([]int, b.N)
+		for i := range items {
+			items[i] = 1
+		}
+		batch := &seedengine.Batch{Kind: seedengine.BatchResearch, Country: "sg", Category: "news", ChunkSize: 1}
+		require.NoError(b, s.CreateBatch(b.Context(), batch, chunksOf(items...)))
+		b.ResetTimer()
+		for i := range b.N {
+			out := seedengine.ChunkOutcome{Succeeded: 1, Result: json.RawMessage(fmt.Sprintf(
+				`{"keys":["raw/country=sg/category=news/date=2026-11-27/raw_%04d.json"],"rejected":[{"index":%d,"url":"https://x.test/%d","reason":"invalid_host"}],"accepted":99}`, i, i, i))}
+			if err := s.CompleteBatchChunk(b.Context(), batch.ID, i, out, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		got, err := s.FindBatchByID(b.Context(), batch.ID)
+		require.NoError(b, err)
+		require.Equal(b, seedengine.BatchCompleted, got.Status)
+	})
+}
