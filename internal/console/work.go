@@ -3,8 +3,11 @@ package console
 import (
 	"bufio"
 	"encoding/csv"
+	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -54,6 +57,7 @@ var workForms = map[string][]string{
 	"contract":    {"country", "category", "date", "authority"},
 	"liveness":    {"country", "domains"},
 	"orchestrate": {"country", "category", "date"},
+	"import":      {"country", "category", "columns", "file"},
 }
 
 func (c *Console) handleWork(w http.ResponseWriter, r *http.Request) {
@@ -69,6 +73,10 @@ const maxUploadURLs = 10000
 // its batch's page.
 func (c *Console) handleWorkSubmit(w http.ResponseWriter, r *http.Request) {
 	kind := r.PathValue("kind")
+	if kind == "import" {
+		c.handleImportSubmit(w, r)
+		return
+	}
 	values := map[string]string{}
 	for _, k := range []string{"country", "category", "date", "authority", "urls", "domains", "force", "chunk_size"} {
 		values[k] = r.FormValue(k)
@@ -151,6 +159,55 @@ func (c *Console) workError(w http.ResponseWriter, r *http.Request, kind string,
 	c.render(w, r, status, "work", page{Title: "Start work", Nav: "work", Data: d})
 }
 
+// maxImportBytes is the largest list the import form sends, the API's
+// limit for a document.
+const maxImportBytes = 32 << 20
+
+// importTypes are the media types a list is sent as, by its file's
+// extension; any other file is sent as a URL list.
+var importTypes = map[string]string{".opml": "text/x-opml", ".xml": "text/x-opml", ".csv": "text/csv"}
+
+// handleImportSubmit sends the uploaded feed list to the import API, as
+// the media type its file's extension names, and leads to the import's
+// batch page; a list the API refuses comes back with the line it names.
+func (c *Console) handleImportSubmit(w http.ResponseWriter, r *http.Request) {
+	values := map[string]string{}
+	for _, k := range []string{"country", "category", "columns"} {
+		values[k] = strings.TrimSpace(r.FormValue(k))
+	}
+	f, hdr, err := r.FormFile("file")
+	if err != nil {
+		c.workError(w, r, "import", values, &problem{Status: http.StatusUnprocessableEntity, Detail: "Choose the list's file: OPML, CSV or one URL per line."})
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxImportBytes+1))
+	_ = f.Close()
+	if err != nil || len(data) > maxImportBytes {
+		c.workError(w, r, "import", values, &problem{Status: http.StatusRequestEntityTooLarge, Detail: "the file could not be read whole, or is larger than 32 MiB"})
+		return
+	}
+	ct := "text/plain"
+	if t, ok := importTypes[strings.ToLower(path.Ext(hdr.Filename))]; ok {
+		ct = t
+	}
+	q := url.Values{}
+	for k, v := range values {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	res := c.call(r, http.MethodPost, "/api/v1/seeds/import?"+q.Encode(), ct, data)
+	if p := res.Error(); p != nil {
+		c.workError(w, r, "import", values, p)
+		return
+	}
+	var out struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(res.Body, &out)
+	http.Redirect(w, r, "/console/batches/"+pathEscape(out.ID)+"?"+noticeQuery("queued", ""), http.StatusSeeOther)
+}
+
 // lines splits a textarea into its items: one per non-empty line, so a
 // line with a space in it ("not a url") is one item that research
 // rejects, not three. A line pasted from a spreadsheet row brings its
@@ -177,6 +234,7 @@ type fieldError struct {
 var fieldLabels = map[string]string{
 	"country": "Country", "category": "Category", "date": "Date", "urls": "URLs", "domains": "Domains",
 	"authority": "Authority", "chunk_size": "Chunk size", "patch": "Patch", "reason": "Reason",
+	"columns": "Columns", "line": "The list",
 }
 
 // Words are the problem's errors in words, each with its field.
