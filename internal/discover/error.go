@@ -1,6 +1,7 @@
 package discover
 
 import (
+	"errors"
 	"strconv"
 
 	"github.com/seedengine/seedengine"
@@ -41,6 +42,16 @@ func (e *URLError) Error() string {
 		return "discover: <nil>"
 	}
 	return "discover: " + e.Reason + ": " + strconv.Quote(seedengine.Truncate(e.Input, 100))
+}
+
+// ReasonOf is the reason err (from Analyze) gives for refusing a URL:
+// its URLError's Reason, or invalid_url for any other error.
+func ReasonOf(err error) string {
+	var ue *URLError
+	if errors.As(err, &ue) && ue.Reason != "" {
+		return ue.Reason
+	}
+	return ReasonInvalidURL
 }
 
 func urlError(reason, input string) *URLError {

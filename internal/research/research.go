@@ -11,7 +11,6 @@ package research
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -151,7 +150,7 @@ func (s *Service) Research(ctx context.Context, in seedengine.ResearchInput) (*s
 		}
 		d, err := s.classifier.Analyze(rec.RawURL, p.Country)
 		if err != nil {
-			res.Rejected = append(res.Rejected, rejection(i, rec.RawURL, reason(err)))
+			res.Rejected = append(res.Rejected, rejection(i, rec.RawURL, discover.ReasonOf(err)))
 			continue
 		}
 		if _, dup := seenURL[d.NormalizedURL]; dup {
@@ -233,14 +232,6 @@ func defaultConfidence(a seedengine.Authority) float64 {
 }
 
 // reason is the machine-readable reason a URL was not accepted.
-func reason(err error) string {
-	var ue *discover.URLError
-	if errors.As(err, &ue) && ue.Reason != "" {
-		return ue.Reason
-	}
-	return "invalid_url"
-}
-
 func rejection(i int, raw, why string) seedengine.URLFailure {
 	return seedengine.URLFailure{Index: i, URL: seedengine.Truncate(raw, maxRejectedURL), Reason: why}
 }

@@ -182,7 +182,7 @@ func planRow(c *discover.Classifier, r Row, country, category string) (it Item, 
 	it.URL = seedengine.Truncate(r.URL, 2048)
 	entry, err := c.Analyze(r.URL, it.Country)
 	if err != nil {
-		it.Reject = discoverReason(err)
+		it.Reject = discover.ReasonOf(err)
 		return it, "", nil
 	}
 	owner := entry
@@ -204,12 +204,4 @@ func planRow(c *discover.Classifier, r Row, country, category string) (it Item, 
 	}
 	it.SeedID = seedengine.SeedID(it.DomainID, it.ContentType)
 	return it, entry.NormalizedURL, nil
-}
-
-// discoverReason is the reason a URL cannot be a domain record.
-func discoverReason(err error) string {
-	if ue, ok := err.(*discover.URLError); ok && ue.Reason != "" {
-		return ue.Reason
-	}
-	return "invalid_url"
 }
