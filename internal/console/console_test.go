@@ -148,11 +148,22 @@ func (b *browser) do(method, path string, form url.Values) page {
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
+	contentType := ""
+	if form != nil {
+		contentType = "application/x-www-form-urlencoded"
+	}
+	return b.send(method, path, contentType, body)
+}
+
+// send makes a request as the browser (its cookies and headers); a body
+// goes with contentType and the console's own Origin, as a form would.
+func (b *browser) send(method, path, contentType string, body io.Reader) page {
+	b.t.Helper()
 	req, err := http.NewRequest(method, b.e.ts.URL+path, body)
 	require.NoError(b.t, err)
 	maps.Copy(req.Header, b.hdr)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 		req.Header.Set("Origin", b.e.ts.URL)
 	}
 	resp, err := b.c.Do(req)
@@ -562,17 +573,7 @@ func (b *browser) upload(from, path string, fields map[string]string, name strin
 	_, err = fw.Write(file)
 	require.NoError(b.t, err)
 	require.NoError(b.t, mw.Close())
-	req, err := http.NewRequest(http.MethodPost, b.e.ts.URL+path, &body)
-	require.NoError(b.t, err)
-	maps.Copy(req.Header, b.hdr)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Origin", b.e.ts.URL)
-	resp, err := b.c.Do(req)
-	require.NoError(b.t, err)
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	require.NoError(b.t, err)
-	return page{resp, string(raw)}
+	return b.send(http.MethodPost, path, mw.FormDataContentType(), &body)
 }
 
 // The import form sends the file as the media type its extension names
