@@ -2,12 +2,14 @@ package app_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +34,8 @@ import (
 // URLs, large and slow ones: every page is fetched and stored but the
 // disallowed ones, which are never requested; a duplicate's record is a
 // revisit; every WARC file is read back by warcio, with every digest
-// right; every CDXJ line opens the record it names; every item's page is
+// right, and warcio's own indexer writes its CDXJ index line for line;
+// every CDXJ line opens the record it names; every item's page is
 // served back from its record; a seed without harvest.pages gets none.
 //
 // Not parallel: it runs before the package's parallel tests, so that its
@@ -171,7 +174,8 @@ func TestPagesToWARC(t *testing.T) {
 		require.Positive(t, revisits)
 		require.Greater(t, stored, 30)
 
-		// Every file: warcio reads it, each CDXJ line opens its record.
+		// Every file: warcio reads it and indexes it as our CDXJ index
+		// does, each CDXJ line opens its record.
 		var files struct {
 			Items []seedengine.WARCFile `json:"items"`
 			Total int                   `json:"total"`
@@ -205,18 +209,24 @@ func TestPagesToWARC(t *testing.T) {
 			require.NoError(t, err)
 			lines := strings.Split(strings.TrimSpace(string(index)), "\n")
 			require.Len(t, lines, f.Records, f.Name)
+			// warcio cdx-index writes the very same lines (keys, offsets,
+			// lengths, every field), in file order where the index is
+			// sorted bytewise.
+			fromWarcio := slices.Clone(rep.CDXJ)
+			slices.Sort(fromWarcio)
+			require.Equal(t, fromWarcio, lines, f.Name)
 			for _, line := range lines {
-				var off, length int64
-				var uri string
-				_, err := fmt.Sscanf(line[strings.Index(line, `"offset": "`)+len(`"offset": "`):], "%d", &off)
-				require.NoError(t, err)
-				_, err = fmt.Sscanf(line[strings.Index(line, `"length": "`)+len(`"length": "`):], "%d", &length)
-				require.NoError(t, err)
-				uri = line[strings.Index(line, `"url": "`)+len(`"url": "`):]
-				uri = uri[:strings.IndexByte(uri, '"')]
+				_, rest, _ := strings.Cut(line, " ")
+				_, js, _ := strings.Cut(rest, " ")
+				var fields map[string]string
+				require.NoError(t, json.Unmarshal([]byte(js), &fields), line)
+				off, err := strconv.ParseInt(fields["offset"], 10, 64)
+				require.NoError(t, err, line)
+				length, err := strconv.ParseInt(fields["length"], 10, 64)
+				require.NoError(t, err, line)
 				rec, err := warc.ReadRecord(bytes.NewReader(body), off, length)
 				require.NoError(t, err, line)
-				require.Equal(t, uri, rec.Header.Get("WARC-Target-URI"), line)
+				require.Equal(t, fields["url"], rec.Header.Get("WARC-Target-URI"), line)
 				records++
 			}
 		}

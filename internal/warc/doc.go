@@ -12,7 +12,11 @@
 // ("sha1:…"), as pywb, Heritrix and warcio write them; PayloadDigest is
 // the deduplication key.
 //
-// CDXJLine and SURT produce the index pywb and OutbackCDX read.
+// Every WARC-Target-URI is TargetURI of the URL fetched, the WHATWG
+// serialisation a browser gives. CDXJLine and SURT produce the index
+// line by line as warcio.js's indexer (warcio cdx-index) writes it for
+// the file, with the key replayweb.page looks URLs up by; pywb reads
+// the same lines.
 //
 // The records are serialised here, not by a WARC library: see
 // docs/decisions.md. The tests hold the files to two independent readers,

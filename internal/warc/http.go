@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrDigestMismatch is returned when a digest stored in a record does not
@@ -25,6 +27,8 @@ type HTTPResponse struct {
 	Header     http.Header // names canonicalised; values as received
 	HeaderLen  int         // bytes up to and including the blank line
 	Body       []byte      // the entity body as stored: after transfer decoding, before content decoding
+
+	fields []string // the header field lines as sent, for MIME
 }
 
 // ParseResponse splits an HTTP response (status line, header fields, blank
@@ -43,7 +47,7 @@ func ParseResponse(b []byte) (HTTPResponse, error) {
 		return HTTPResponse{}, errors.New("http response: bare CR or LF in the header block")
 	}
 	lines := strings.Split(string(head), "\r\n")
-	r := HTTPResponse{StatusLine: lines[0], HeaderLen: end + 4, Body: b[end+4:], Header: http.Header{}}
+	r := HTTPResponse{StatusLine: lines[0], HeaderLen: end + 4, Body: b[end+4:], Header: http.Header{}, fields: lines[1:]}
 
 	proto, rest, _ := strings.Cut(lines[0], " ")
 	code, _, _ := strings.Cut(rest, " ")
@@ -78,15 +82,122 @@ func ParseResponse(b []byte) (HTTPResponse, error) {
 	return r, nil
 }
 
-// MIME is the response's media type as CDX indexes record it: the
-// Content-Type up to the first ';' or space, as sent (pywb does not
-// lowercase it). Empty when the response has none.
+// MIME is the response's media type as CDX indexes record it, as sent
+// (not lowercased); empty when the response has none. It is what
+// warcio.js's CDXIndexer reads, field lines parsed as its header parser
+// does: every non-empty Content-Type value, joined by ", ", up to the
+// first ';', trimmed.
 func (r HTTPResponse) MIME() string {
-	ct := strings.TrimSpace(r.Header.Get("Content-Type"))
-	if i := strings.IndexAny(ct, "; \t"); i >= 0 {
-		ct = ct[:i]
+	mime, _ := r.cdxMIME()
+	return mime
+}
+
+// cdxMIME is MIME, and whether warcio's indexer writes a mime at all:
+// not when no Content-Type field has a value, but when the value's
+// media type is empty (";charset=x").
+//
+// warcio decodes the header block as UTF-8 and keeps the fields in a
+// fetch API Headers, which refuses a value with a NUL and one with a
+// character above U+00FF; for the latter warcio stores the value's
+// UTF-8 bytes as Latin-1 characters instead.
+func (r HTTPResponse) cdxMIME() (string, bool) {
+	var values []string
+	add := func(name, value string) {
+		if !strings.EqualFold(name, "content-type") || strings.IndexByte(value, 0) >= 0 {
+			return
+		}
+		if strings.IndexFunc(value, func(c rune) bool { return c > 0xff }) >= 0 {
+			var b strings.Builder
+			for i := 0; i < len(value); i++ {
+				b.WriteRune(rune(value[i]))
+			}
+			value = b.String()
+		}
+		values = append(values, value)
 	}
-	return ct
+	var name, value string
+	for _, line := range r.fields {
+		line = decodeUTF8(line)
+		if value != "" && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) {
+			value += strings.TrimRightFunc(line, isJSSpace)
+			continue
+		}
+		if value != "" {
+			add(name, value)
+		}
+		var ok bool
+		name, value, ok = strings.Cut(line, ":")
+		if !ok {
+			value = ""
+			continue
+		}
+		name, value = strings.TrimLeftFunc(name, isJSSpace), strings.TrimFunc(value, isJSSpace)
+	}
+	if value != "" {
+		add(name, value)
+	}
+	if len(values) == 0 {
+		return "", false
+	}
+	mime, _, _ := strings.Cut(strings.Join(values, ", "), ";")
+	return strings.TrimFunc(mime, isJSSpace), true
+}
+
+// isJSSpace is what JavaScript's trim removes.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', '\ufeff', '\u2028', '\u2029':
+		return true
+	}
+	return unicode.Is(unicode.Zs, r)
+}
+
+// decodeUTF8 is s as the WHATWG UTF-8 decoder (TextDecoder) reads it:
+// each maximal subpart of an invalid sequence becomes one U+FFFD, where
+// Go's decoder gives one per byte.
+func decodeUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			n = invalidPrefix(s[i:])
+		}
+		b.WriteRune(r)
+		i += n
+	}
+	return b.String()
+}
+
+// invalidPrefix is the length of the maximal subpart at the start of s,
+// which does not begin with a valid UTF-8 sequence: a lead byte and the
+// continuation bytes that could have followed it.
+func invalidPrefix(s string) int {
+	need, lo, hi := 0, byte(0x80), byte(0xbf)
+	switch c := s[0]; {
+	case 0xc2 <= c && c <= 0xdf:
+		need = 1
+	case c == 0xe0:
+		need, lo = 2, 0xa0
+	case c == 0xed:
+		need, hi = 2, 0x9f
+	case 0xe1 <= c && c <= 0xef:
+		need = 2
+	case c == 0xf0:
+		need, lo = 3, 0x90
+	case c == 0xf4:
+		need, hi = 3, 0x8f
+	case 0xf1 <= c && c <= 0xf3:
+		need = 3
+	}
+	n := 1
+	for n <= need && n < len(s) && lo <= s[n] && s[n] <= hi {
+		n++
+		lo, hi = 0x80, 0xbf
+	}
+	return n
 }
 
 // PayloadDigest is the WARC-Payload-Digest of an HTTP response: "sha1:"

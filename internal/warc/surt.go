@@ -1,379 +1,197 @@
 package warc
 
 import (
-	"cmp"
-	"fmt"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/net/idna"
+	whatwg "github.com/nlnwa/whatwg-url/url"
 )
 
-// SURT is the CDX search key of a URL as pywb writes it: the Python surt
-// package's default (Google's canonicalisation, then the Internet
-// Archive's), without the scheme and without the trailing comma. So
+// TargetURI is rawURL as the writer records it in WARC-Target-URI: the
+// URL as the WHATWG URL Standard serialises it, what a browser's (or
+// Node's) new URL(rawURL).href gives, without the fragment. So spaces,
+// '"', '<', '>', controls and non-ASCII in the path and query are
+// percent-encoded (UTF-8, upper-case hex), the scheme and host are
+// lowercased, an IDN host is in punycode, dot segments are resolved and
+// the default port is dropped:
 //
-//	https://www.Example.com/a/?b=1&A=2#top  →  com,example)/a?a=2&b=1
+//	HTTP://Bücher.example:80/a/../<b> c?q="x"#top  →  http://xn--bcher-kva.example/%3Cb%3E%20c?q=%22x%22
 //
-// Host lowercased and reversed, a leading www, www1, … dropped, default
-// port dropped, path and query percent-decoded and re-encoded once and
-// lowercased, dot segments and empty segments removed, a trailing slash
-// dropped, session ids (jsessionid, phpsessid, sid, aspsessionid,
-// cfid+cftoken) dropped, query arguments sorted, fragment dropped. A URL
-// without a host (mailto:, dns:) is returned as it is, and one that does
-// not parse is returned as it is, as pywb's indexer does.
-func SURT(rawURL string) string {
-	s := strings.TrimSpace(rawURL)
-	s = strings.NewReplacer("\n", "", "\r", "", "\t", "").Replace(s)
-	if s == "" {
-		return "-"
-	}
-	if strings.HasPrefix(s, "filedesc") {
-		return s
-	}
-	if !schemeRE.MatchString(s) {
-		s = "http://" + s
-	}
-	s = repeatedHTTPRE.ReplaceAllString(s, "$1")
-	u, ok := parseHandyURL(s)
-	if !ok {
-		return rawURL
-	}
-	if u.host == "" {
-		return s
-	}
-	u.canonicalize()
-
-	var b strings.Builder
-	labels := strings.Split(u.host, ".")
-	slices.Reverse(labels)
-	b.WriteString(strings.Join(labels, ","))
-	if u.port >= 0 {
-		fmt.Fprintf(&b, ":%d", u.port)
-	}
-	b.WriteByte(')')
-	if u.path != "" {
-		b.WriteString(u.path)
-	} else if u.hasQuery {
-		b.WriteByte('/')
-	}
-	if u.hasQuery {
-		b.WriteByte('?')
-		b.WriteString(u.query)
-	}
-	return b.String()
-}
-
-var (
-	schemeRE       = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+\-.]*:`)
-	repeatedHTTPRE = regexp.MustCompile(`^(https?://)+`)
-	wwwRE          = regexp.MustCompile(`^www\d*\.`)
-	decimalIPRE    = regexp.MustCompile(`^[1-9][0-9]*(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`)
-	octalIPRE      = regexp.MustCompile(`^0[0-7]*(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`)
-
-	pathSessionRE = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)^(.*/)(\((?:[a-z]\([0-9a-z]{24}\))+\)/)([^?]+\.aspx.*)$`),
-		regexp.MustCompile(`(?i)^(.*/)(\([0-9a-z]{24}\)/)([^?]+\.aspx.*)$`),
-	}
-	querySessionRE = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)^(.*)(?:jsessionid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
-		regexp.MustCompile(`(?i)^(.*)(?:phpsessid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
-		regexp.MustCompile(`(?i)^(.*)(?:sid=[0-9a-zA-Z]{32})(?:&(.*))?$`),
-		regexp.MustCompile(`(?i)^(.*)(?:ASPSESSIONID[a-zA-Z]{8}=[a-zA-Z]{24})(?:&(.*))?$`),
-		regexp.MustCompile(`(?i)^(.*)(?:cfid=[^&]+&cftoken=[^&]+)(?:&(.*))?$`),
-	}
-)
-
-// handyURL is the surt package's parsed URL; port is -1 when absent.
-type handyURL struct {
-	scheme, host, path, query string
-	hasQuery                  bool
-	port                      int
-}
-
-// parseHandyURL splits s as Python's urlsplit does for surt's handyurl.
-func parseHandyURL(s string) (handyURL, bool) {
-	u := handyURL{port: -1}
-	i := strings.IndexByte(s, ':')
-	u.scheme, s = strings.ToLower(s[:i]), s[i+1:]
-	var netloc string
-	if strings.HasPrefix(s, "//") {
-		s = s[2:]
-		end := strings.IndexAny(s, "/?#")
-		if end < 0 {
-			end = len(s)
-		}
-		netloc, s = s[:end], s[end:]
-	}
-	s, _, _ = strings.Cut(s, "#")
-	s, u.query, u.hasQuery = strings.Cut(s, "?")
-	if u.query == "" {
-		u.hasQuery = false
-	}
-	u.path = s
-
-	netloc = strings.TrimRight(netloc, ":")
-	if at := strings.LastIndexByte(netloc, '@'); at >= 0 {
-		netloc = netloc[at+1:]
-	}
-	var port string
-	if strings.HasPrefix(netloc, "[") {
-		end := strings.IndexByte(netloc, ']')
-		if end < 0 {
-			return u, false
-		}
-		u.host, port = netloc[1:end], strings.TrimPrefix(netloc[end+1:], ":")
-	} else {
-		u.host, port, _ = strings.Cut(netloc, ":")
-	}
-	u.host = strings.ToLower(u.host)
-	if port != "" {
-		n, err := strconv.Atoi(port)
-		if err != nil || n < 0 || n > 65535 {
-			return u, false
-		}
-		u.port = n
-	}
-	if u.host == "" && strings.HasPrefix(u.scheme, "http") && u.path != "" {
-		// http:////www.example.com: the host ended up in the path.
-		h, rest, _ := strings.Cut(strings.TrimLeft(u.path, "/"), "/")
-		u.host, u.path = h, "/"+rest
-	}
-	return u, true
-}
-
-// canonicalize applies the surt package's GoogleURLCanonicalizer and then
-// its IAURLCanonicalizer with their default options.
-func (u *handyURL) canonicalize() {
-	// Google.
-	if u.hasQuery {
-		u.query = escapeOnce(unescapeRepeatedly(u.query))
-	}
-	host := unescapeRepeatedly(u.host)
-	if !isASCII(host) {
-		if a, err := idna.ToASCII(strings.ToValidUTF8(host, "")); err == nil {
-			host = a
+// The browser's serialisation, not a stricter RFC 3986 one, because
+// replayweb.page looks a page up by the SURT of the URL the browser
+// asks for: a target written any other way would not be found. So
+// TargetURI leaves '{', '}', '|', '^', '`' and '\' in a query as the
+// standard does. One exception: the standard lets a '"' through in a
+// host (http://a"b.example/), and TargetURI percent-encodes it there,
+// so that a target never holds a space, control, non-ASCII, '"', '<' or
+// '>'.
+//
+// A URL of a non-special scheme (mailto:, urn:, …), whose opaque path
+// the standard keeps nearly as written, and a string that does not
+// parse as a URL have every byte outside RFC 3986's characters
+// (unreserved, reserved and '%') percent-encoded instead; when the
+// string parses once so encoded, it is serialised as such a URL.
+// TargetURI of its own result gives that result back.
+func TargetURI(rawURL string) string {
+	u, err := whatwg.Parse(rawURL)
+	if err != nil {
+		// Encoded, it may parse (a://a b has a space in its host).
+		escaped := percentEncode(rawURL, notURIChar)
+		if u, err = whatwg.Parse(escaped); err != nil {
+			return escaped
 		}
 	}
-	host = strings.Trim(strings.ReplaceAll(host, "..", "."), ".")
-	if ip, ok := attemptIPFormats(host); ok {
-		host = ip
-	} else {
-		host = escapeOnce(strings.ToLower(host))
+	href := u.Href(true)
+	if !u.IsSpecialScheme() {
+		return percentEncode(href, notURIChar)
 	}
-	u.host = host
-	u.path = escapeOnce(normalizePath(unescapeRepeatedly(u.path)))
-
-	// Internet Archive.
-	u.host = wwwRE.ReplaceAllString(strings.ToLower(u.host), "")
-	if (u.scheme == "http" && u.port == 80) || (u.scheme == "https" && u.port == 443) {
-		u.port = -1
-	}
-	u.path = strings.ToLower(u.path)
-	for _, re := range pathSessionRE {
-		if m := re.FindStringSubmatch(u.path); m != nil {
-			u.path = m[1] + m[3]
-		}
-	}
-	if len(u.path) > 1 && strings.HasSuffix(u.path, "/") {
-		u.path = u.path[:len(u.path)-1]
-	}
-	if u.hasQuery {
-		for _, re := range querySessionRE {
-			if m := re.FindStringSubmatch(u.query); m != nil {
-				u.query = m[1] + m[2]
-			}
-		}
-		u.query = alphaReorderQuery(strings.ToLower(u.query))
-		u.hasQuery = u.query != ""
-	}
-}
-
-// normalizePath removes dot segments and empty segments, keeping a
-// trailing slash.
-func normalizePath(p string) string {
-	if p == "" {
-		return "/"
-	}
-	var kept []string
-	for _, seg := range strings.Split(p, "/")[1:] {
-		switch seg {
-		case ".":
-		case "..":
-			if len(kept) > 0 {
-				kept = kept[:len(kept)-1]
-			} else {
-				kept = append(kept, seg)
-			}
-		default:
-			kept = append(kept, seg)
-		}
-	}
-	var b strings.Builder
-	b.WriteByte('/')
-	for i, seg := range kept {
-		if i == len(kept)-1 {
-			b.WriteString(seg)
-		} else if seg != "" {
-			b.WriteString(seg)
-			b.WriteByte('/')
-		}
-	}
-	return b.String()
-}
-
-// alphaReorderQuery sorts the arguments as Python sorts (name, value)
-// tuples, an argument without '=' before one with.
-func alphaReorderQuery(q string) string {
-	if len(q) <= 1 {
-		return q
-	}
-	type arg struct {
-		name, value string
-		hasValue    bool
-	}
-	var args []arg
-	for _, a := range strings.Split(q, "&") {
-		n, v, ok := strings.Cut(a, "=")
-		args = append(args, arg{n, v, ok})
-	}
-	slices.SortStableFunc(args, func(a, b arg) int {
-		if c := strings.Compare(a.name, b.name); c != 0 {
-			return c
-		}
-		if a.hasValue != b.hasValue {
-			if a.hasValue {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Compare(a.value, b.value)
+	return percentEncode(href, func(c byte) bool {
+		return c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>'
 	})
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = a.name
-		if a.hasValue {
-			parts[i] += "=" + a.value
-		}
-	}
-	return strings.Join(parts, "&")
 }
 
-// attemptIPFormats reads a host that is all digits, or dotted decimal or
-// octal, as inet_aton does, and gives it as a dotted quad.
-func attemptIPFormats(host string) (string, bool) {
-	if host == "" {
-		return "", false
-	}
-	if strings.Trim(host, "0123456789") == "" {
-		n, err := strconv.ParseUint(host, 10, 64)
-		if err != nil {
-			return "", false
-		}
-		return dottedQuad(uint32(n)), true
-	}
-	if !decimalIPRE.MatchString(host) && !octalIPRE.MatchString(host) {
-		return "", false
-	}
-	parts := strings.Split(host, ".")
-	nums := make([]uint64, len(parts))
-	for i, p := range parts {
-		base := 10
-		if len(p) > 1 && p[0] == '0' {
-			base = 8
-		}
-		n, err := strconv.ParseUint(p, base, 32)
-		if err != nil {
-			return "", false
-		}
-		nums[i] = n
-	}
-	var v uint64
-	last := len(nums) - 1
-	for i, n := range nums[:last] {
-		if n > 255 {
-			return "", false
-		}
-		v |= n << (24 - 8*i)
-	}
-	if nums[last] >= 1<<(32-8*last) {
-		return "", false
-	}
-	return dottedQuad(uint32(v | nums[last])), true
-}
-
-func dottedQuad(v uint32) string {
-	return fmt.Sprintf("%d.%d.%d.%d", v>>24, v>>16&0xff, v>>8&0xff, v&0xff)
-}
-
-// unescapeRepeatedly percent-decodes until nothing changes; a '%' not
-// followed by two hex digits stays.
-func unescapeRepeatedly(s string) string {
-	for {
-		u := unquote(s)
-		if u == s {
-			return s
-		}
-		s = u
-	}
-}
-
-func unquote(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
-			i += 2
-			continue
-		}
-		b = append(b, s[i])
-	}
-	return string(b)
-}
-
-// escapeOnce percent-encodes, in upper-case hex, every byte outside
-// printable ASCII, and space, '#' and '%'.
-func escapeOnce(s string) string {
+// percentEncode percent-encodes, in upper-case hex, the bytes of s for
+// which encode is true.
+func percentEncode(s string, encode func(byte) bool) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c <= ' ' || c >= 0x7f || c == '#' || c == '%' {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&0xf])
+		if !encode(c) {
+			b.WriteByte(c)
 			continue
 		}
-		b.WriteByte(c)
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xf])
 	}
 	return b.String()
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+// notURIChar: c is not one of RFC 3986's characters (unreserved,
+// reserved, '%').
+func notURIChar(c byte) bool {
+	return c >= utf8.RuneSelf || !isURIChar[c]
 }
 
-func unhex(c byte) byte {
-	switch {
-	case c >= 'a':
-		return c - 'a' + 10
-	case c >= 'A':
-		return c - 'A' + 10
+var isURIChar = func() (t [utf8.RuneSelf]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=%" {
+		t[c] = true
 	}
-	return c - '0'
+	return t
+}()
+
+// SURT is the CDX(J) key of a URL as warcio.js's CDXIndexer computes it
+// (warcio cdx-index, 2.4.11), which is the key replayweb.page looks a
+// URL up with. For an http: or https: URL: a leading www, www1, … of
+// the host dropped (as written, before lowercasing), the whole URL
+// lowercased, then parsed by the WHATWG URL Standard; the host's labels
+// reversed and joined by ',', a non-default port after ':', ')', the
+// path, and the query's '&'-separated arguments sorted. So
+//
+//	https://www.Example.com/a/?b=1&A=2#top  →  com,example)/a/?a=2&b=1
+//
+// Unlike pywb's key it keeps a trailing slash, empty and repeated
+// arguments and session ids, and does not decode percent-encoding.
+// Any other URL, and one that does not parse, is returned as it is
+// (after the www step).
+func SURT(url string) string {
+	if !strings.HasPrefix(url, "https:") && !strings.HasPrefix(url, "http:") {
+		return url
+	}
+	url = wwwRE.ReplaceAllString(url, "$1")
+	u, err := whatwg.Parse(jsToLower(url))
+	if err != nil {
+		return url
+	}
+	labels := strings.Split(u.Hostname(), ".")
+	slices.Reverse(labels)
+	var b strings.Builder
+	b.WriteString(strings.Join(labels, ","))
+	if p := u.Port(); p != "" {
+		b.WriteByte(':')
+		b.WriteString(p)
+	}
+	b.WriteByte(')')
+	b.WriteString(u.Pathname())
+	if q := u.Search(); q != "" {
+		// The parser leaves a query ASCII, where byte order is
+		// JavaScript's UTF-16 order.
+		args := strings.Split(q[1:], "&")
+		slices.Sort(args)
+		b.WriteByte('?')
+		b.WriteString(strings.Join(args, "&"))
+	}
+	return b.String()
 }
 
-func isASCII(s string) bool {
+var wwwRE = regexp.MustCompile(`^(https?://)www[0-9]*\.`)
+
+// jsToLower lowercases s as JavaScript's toLowerCase does: Unicode's
+// full case mapping, which differs from Go's simple one in U+0130
+// (İ → i̇) and in a capital sigma that ends a word (Σ → ς).
+func jsToLower(s string) string {
+	ascii := true
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			return false
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(s)
+	}
+	rs := []rune(s)
+	var b strings.Builder
+	for i, r := range rs {
+		switch {
+		case r == 'İ':
+			b.WriteString("i\u0307")
+		case r == 'Σ' && isFinalSigma(rs, i):
+			b.WriteRune('ς')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// isFinalSigma is Unicode's Final_Sigma condition for rs[i]: a cased
+// letter before it and none after it, skipping case-ignorable ones.
+func isFinalSigma(rs []rune, i int) bool {
+	before := false
+	for j := i - 1; j >= 0; j-- {
+		if !isCaseIgnorable(rs[j]) {
+			before = isCased(rs[j])
+			break
+		}
+	}
+	if !before {
+		return false
+	}
+	for _, r := range rs[i+1:] {
+		if !isCaseIgnorable(r) {
+			return !isCased(r)
 		}
 	}
 	return true
+}
+
+func isCased(r rune) bool {
+	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
+}
+
+// isCaseIgnorable is Unicode's Case_Ignorable: the general categories
+// Mn, Me, Cf, Lm and Sk, and the Word_Break classes MidLetter,
+// MidNumLet and Single_Quote, which Go's unicode package does not hold.
+func isCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', '\u00b7', '\u0387', '\u055f', '\u05f4', '\u2018', '\u2019', '\u2024', '\u2027',
+		'\ufe13', '\ufe52', '\ufe55', '\uff07', '\uff0e', '\uff1a':
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
 }

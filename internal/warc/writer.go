@@ -20,7 +20,7 @@ import (
 
 // Capture is one HTTP exchange to archive.
 type Capture struct {
-	TargetURI string    // the URL fetched
+	TargetURI string    // the URL fetched; written as TargetURI(TargetURI)
 	IP        string    // the server's address; may be empty
 	Date      time.Time // when the response began
 	// Request is the HTTP request as sent: request line, header fields,
@@ -66,13 +66,18 @@ type Revisit struct {
 type Record struct {
 	Type          string // "response" or "revisit"
 	RecordID      string // "<urn:uuid:…>"
-	TargetURI     string
+	TargetURI     string // as written: TargetURI(Capture.TargetURI)
 	Date          time.Time
 	Offset        int64 // of the record's gzip member in the file
 	Length        int64 // of that gzip member
 	PayloadDigest string
 	Status        int
-	MIME          string // the response's media type, also for a revisit
+	MIME          string // the response's media type (HTTPResponse.MIME), also for a revisit
+
+	// emptyMIME is set when the response's Content-Type has an empty
+	// media type, which a CDX index writes as "mime": "" (it leaves the
+	// mime out when there is no Content-Type).
+	emptyMIME bool
 }
 
 // Revisit names r as the original of a later revisit. Call it on a
@@ -141,6 +146,9 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 
 // Write appends c's request record (when c.Request is set) and its
 // response record, each pointing at the other with WARC-Concurrent-To.
+// Every record's WARC-Target-URI (and a revisit's
+// WARC-Refers-To-Target-URI) is TargetURI of the URL given, so that it
+// is a URI whatever the page's URL held, and the Record carries it.
 // With revisitOf set it writes a revisit record instead of the response,
 // with the identical-payload-digest profile: the revisit holds the
 // response's status line and header fields only, and c's body must have
@@ -186,7 +194,8 @@ func (w *Writer) Size() int64 {
 // build appends the gzip members for c to buf, the response (or revisit)
 // last; the Record's Offset is that member's offset in buf.
 func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record, error) {
-	if err := checkFieldValue("target URI", c.TargetURI); err != nil || c.TargetURI == "" {
+	target := TargetURI(c.TargetURI)
+	if err := checkFieldValue("target URI", target); err != nil || target == "" {
 		return Record{}, fmt.Errorf("bad target URI %q", truncate(c.TargetURI))
 	}
 	if c.Date.IsZero() {
@@ -200,14 +209,16 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		return Record{}, err
 	}
 	resp := c.resp
+	mime, hasMIME := resp.cdxMIME()
 	rec := Record{
 		Type:          "response",
 		RecordID:      newRecordID(),
-		TargetURI:     c.TargetURI,
+		TargetURI:     target,
 		Date:          c.Date,
 		PayloadDigest: digest,
 		Status:        resp.Status,
-		MIME:          resp.MIME(),
+		MIME:          mime,
+		emptyMIME:     hasMIME && mime == "",
 	}
 	date := formatDate(c.Date)
 
@@ -221,7 +232,7 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		err := buildMember(buf, "request", []field{
 			{"WARC-Record-ID", reqID},
 			{"WARC-Date", date},
-			{"WARC-Target-URI", c.TargetURI},
+			{"WARC-Target-URI", target},
 			{"WARC-Warcinfo-ID", w.warcinfoID},
 			{"WARC-Concurrent-To", rec.RecordID},
 			{"Content-Type", "application/http; msgtype=request"},
@@ -236,7 +247,7 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 	fields := []field{
 		{"WARC-Record-ID", rec.RecordID},
 		{"WARC-Date", date},
-		{"WARC-Target-URI", c.TargetURI},
+		{"WARC-Target-URI", target},
 	}
 	if c.IP != "" {
 		fields = append(fields, field{"WARC-IP-Address", c.IP})
@@ -246,19 +257,21 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		fields = append(fields, field{"WARC-Concurrent-To", reqID})
 	}
 	if revisitOf != nil {
-		if err := checkRevisit(*revisitOf); err != nil {
+		orig := *revisitOf
+		orig.TargetURI = TargetURI(orig.TargetURI)
+		if err := checkRevisit(orig); err != nil {
 			return Record{}, err
 		}
-		if revisitOf.PayloadDigest != rec.PayloadDigest {
+		if orig.PayloadDigest != rec.PayloadDigest {
 			return Record{}, fmt.Errorf("revisit of %s: %w: it has %s, the capture %s",
-				revisitOf.RecordID, ErrDigestMismatch, revisitOf.PayloadDigest, rec.PayloadDigest)
+				orig.RecordID, ErrDigestMismatch, orig.PayloadDigest, rec.PayloadDigest)
 		}
 		block, rec.Type = c.Response[:resp.HeaderLen], "revisit"
 		fields = append(fields,
 			field{"WARC-Profile", profileIdenticalPayloadDigest},
-			field{"WARC-Refers-To", revisitOf.RecordID},
-			field{"WARC-Refers-To-Target-URI", revisitOf.TargetURI},
-			field{"WARC-Refers-To-Date", formatDate(revisitOf.Date)},
+			field{"WARC-Refers-To", orig.RecordID},
+			field{"WARC-Refers-To-Target-URI", orig.TargetURI},
+			field{"WARC-Refers-To-Date", formatDate(orig.Date)},
 		)
 	}
 	fields = append(fields,

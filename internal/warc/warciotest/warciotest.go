@@ -30,11 +30,14 @@ type Record struct {
 	Status          *int     `json:"status"`
 }
 
-// Report is what warcio found in a file: its records, the lines of its
-// own CDX indexer and the digests that did not match.
+// Report is what warcio found in a file: its records, the entries of
+// its own CDX indexer and the CDXJ lines it writes for them (in file
+// order, without the newline; what warcio cdx-index prints), and the
+// digests that did not match.
 type Report struct {
 	Records []Record         `json:"records"`
 	CDX     []map[string]any `json:"cdx"`
+	CDXJ    []string         `json:"cdxj"`
 	Errors  []string         `json:"errors"`
 }
 

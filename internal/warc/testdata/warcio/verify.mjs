@@ -7,8 +7,8 @@
 // JSON document on stdout: the WARC-Type, target URI, record id,
 // WARC-Concurrent-To, the offset and length warcio found, the HTTP status
 // and whether the block and payload digests match what node:crypto
-// computes over the bytes warcio read. It also prints the CDXJ fields of
-// warcio's own CDXIndexer. Any digest that does not match is listed in
+// computes over the bytes warcio read. It also prints the CDXJ fields and
+// lines of warcio's own CDXIndexer. Any digest that does not match is listed in
 // "errors" and the exit status is 1.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
@@ -107,16 +107,19 @@ const records = [];
   }
 }
 
-// Pass 3: warcio's own CDX indexer.
+// Pass 3: warcio's own CDX indexer: its entries, and its CDXJ lines as
+// warcio cdx-index prints them (without the newline).
 const cdx = [];
+const cdxj = [];
 {
   const indexer = new CDXIndexer({ format: "cdxj" });
   for await (const entry of indexer.iterIndex([{ filename, reader: createReadStream(file) }])) {
-    cdx.push(entry);
+    cdx.push({ ...entry });
+    cdxj.push(indexer.serialize(entry).replace(/\n$/, ""));
   }
 }
 
 // exitCode, not exit(): a pipe's write finishes after this line, and
 // exit() would cut a long report short.
 process.exitCode = errors.length ? 1 : 0;
-process.stdout.write(JSON.stringify({ records, cdx, errors }, null, 1) + "\n");
+process.stdout.write(JSON.stringify({ records, cdx, cdxj, errors }, null, 1) + "\n");
