@@ -51,6 +51,27 @@ type SeedReviewService interface {
 	ChooseCandidate(ctx context.Context, seedID, candidateURL, actor string) (*Seed, error)
 }
 
+// SeedReviewReason is something a person should weigh before promoting
+// a seed, beyond its evidence: a stable code and the case in words. They
+// follow from the seed's contract, so they are derived when a seed is
+// shown (contract.ReviewReasons), never stored. A promote by filter
+// leaves out the drafts that have any (BulkTransition); one that names
+// the seed, by its id, promotes it.
+type SeedReviewReason struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Review reason codes.
+const (
+	// ReviewEntryOffDomain: the seed's entry is neither on its
+	// registrable domain nor on a feed-hosting service (FeedBurner), so
+	// the seed would read, under its domain's name, what another domain
+	// publishes (an imported OPML outline whose htmlUrl is a ministry's
+	// and whose xmlUrl is anyone's).
+	ReviewEntryOffDomain = "entry_off_domain"
+)
+
 // Bulk actions that change the contract rather than the status: page
 // fetching on or off (SeedHarvest.Pages), a new version for each seed
 // they change.
@@ -74,6 +95,11 @@ type SeedBulkRequest struct {
 	// DryRun reports what the action would change, changing nothing.
 	DryRun bool
 	Actor  string
+	// Review lists a seed's review reasons (contract.ReviewReasons). A
+	// promote by Filter leaves out every draft that has any: a person
+	// names such a seed (SeedIDs, or a promote of the one seed) after
+	// reading them. nil holds none back.
+	Review func(*Seed) []SeedReviewReason
 }
 
 // SeedBulkResult is what a bulk action changed, and why it left the rest.
@@ -83,6 +109,9 @@ type SeedBulkResult struct {
 	Matched int              `json:"matched"`
 	Changed []SeedBulkChange `json:"changed"`
 	Skipped []SeedBulkSkip   `json:"skipped"`
+	// HeldForReview counts the drafts a promote by filter left out for
+	// their review reasons; each is in Skipped with them.
+	HeldForReview int `json:"held_for_review"`
 }
 
 // SeedBulkChange is one seed a bulk action moved (or would move).
@@ -97,13 +126,19 @@ type SeedBulkSkip struct {
 	SeedID string     `json:"seed_id"`
 	Status SeedStatus `json:"status,omitempty"`
 	Reason string     `json:"reason"`
+	// ReviewReasons are the reasons a promote by filter held the draft
+	// back for; empty for any other skip.
+	ReviewReasons []SeedReviewReason `json:"review_reasons,omitempty"`
 }
 
 // BulkTransition applies req to every seed it names, one transaction per
 // seed (a seed changed by someone else meanwhile is skipped with the
-// reason, never half-changed). EINVALID naming the field for a bad
-// request: no or both selections, too many ids, a filter matching more
-// than MaxBulkSeeds, a rejection without a valid reason code.
+// reason, never half-changed). A promote by filter leaves out the drafts
+// that have review reasons (req.Review), counted in HeldForReview: a
+// filter chooses seeds no person looked at one by one. EINVALID naming
+// the field for a bad request: no or both selections, too many ids, a
+// filter matching more than MaxBulkSeeds, a rejection without a valid
+// reason code.
 func BulkTransition(ctx context.Context, seeds SeedService, req SeedBulkRequest) (*SeedBulkResult, error) {
 	pages := req.Action == BulkPagesOn || req.Action == BulkPagesOff
 	if req.Action.Target() == "" && !pages {
@@ -165,6 +200,13 @@ func BulkTransition(ctx context.Context, seeds SeedService, req SeedBulkRequest)
 			out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Status: sd.Status, Reason: ErrorMessage(err)})
 			continue
 		}
+		if req.Action == SeedPromote && req.Filter != nil && req.Review != nil {
+			if rs := req.Review(sd); len(rs) > 0 {
+				out.HeldForReview++
+				out.Skipped = append(out.Skipped, SeedBulkSkip{SeedID: id, Status: sd.Status, Reason: heldReason(rs), ReviewReasons: rs})
+				continue
+			}
+		}
 		change := SeedBulkChange{SeedID: id, From: sd.Status, To: req.Action.Target()}
 		if req.DryRun {
 			out.Changed = append(out.Changed, change)
@@ -187,6 +229,15 @@ func BulkTransition(ctx context.Context, seeds SeedService, req SeedBulkRequest)
 		}
 	}
 	return out, nil
+}
+
+// heldReason says in words why a promote by filter left a draft out.
+func heldReason(rs []SeedReviewReason) string {
+	msgs := make([]string, len(rs))
+	for i, r := range rs {
+		msgs[i] = r.Message
+	}
+	return "held for review (" + strings.Join(msgs, "; ") + "): name it in seed_ids to promote it"
 }
 
 // bulkTargets lists the seed_ids a bulk request names, without repeats.

@@ -360,6 +360,10 @@ type Seed struct {
 	// Health is what the seed's checks show; filled by FindSeedByID and
 	// FindSeeds once the seed has been checked.
 	Health *SeedHealth `json:"health,omitempty"`
+	// ReviewReasons are what a person should weigh before promoting the
+	// seed (entry_off_domain, …). They follow from its contract and are
+	// not stored: the API fills them in every seed it shows.
+	ReviewReasons []SeedReviewReason `json:"review_reasons,omitempty"`
 }
 
 // Contract returns the versioned part of s.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/contract"
+	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/seedimport"
 	"github.com/seedengine/seedengine/internal/simweb"
 	"github.com/seedengine/seedengine/internal/simweb/simwebtest"
@@ -513,4 +514,127 @@ func BenchmarkSeedImportOPML(b *testing.B) {
 			b.ReportMetric(took.Seconds()/float64(b.N), "s/import")
 		})
 	}
+}
+
+// offDomainFeed is an RSS feed of three fresh items for the sites of
+// TestSeedImportEntryOffDomain that serve only a feed.
+func offDomainFeed(host string) simweb.Page {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<rss version="2.0"><channel><title>` + host + `</title><link>https://` + host + `/</link>`)
+	for i := range 3 {
+		fmt.Fprintf(&b, `<item><title>Item %d</title><link>https://%s/news/%d</link><pubDate>%s</pubDate></item>`,
+			i, host, i, time.Now().Add(-time.Duration(i+1)*time.Hour).UTC().Format(time.RFC1123Z))
+	}
+	b.WriteString(`</channel></rss>`)
+	return simweb.Page{ContentType: "application/rss+xml; charset=UTF-8", Body: []byte(b.String())}
+}
+
+// The security review's probe: an OPML outline whose htmlUrl is a
+// ministry's and whose xmlUrl is on another registrable domain makes a
+// draft under the ministry's domain_id, which says so
+// (review_reasons entry_off_domain, naming both domains) in the batch
+// result, the seed and the list. A bulk promote by filter leaves it
+// out (dry run and real, counted in held_for_review); a bulk promote
+// naming it, or a single promote, promotes it. An entry on the www.
+// twin, a feeds. sibling or FeedBurner has no such reason. Both engines.
+func TestSeedImportEntryOffDomain(t *testing.T) {
+	t.Parallel()
+	sites := []simweb.Site{
+		{Host: "mom.gov.sg", Layout: simweb.LayoutWordPress},
+		{Host: "mti.gov.sg", Layout: simweb.LayoutWordPress},
+		{Host: "attacker-feeds.example", Pages: map[string]simweb.Page{
+			"/feed.xml": offDomainFeed("attacker-feeds.example"), "/trade.xml": offDomainFeed("attacker-feeds.example")}},
+		{Host: "apex-www.gov.sg", Layout: simweb.LayoutWordPress},
+		{Host: "sibling-feeds.gov.sg", Layout: simweb.LayoutWordPress},
+		{Host: "feeds.sibling-feeds.gov.sg", Pages: map[string]simweb.Page{"/feed.xml": offDomainFeed("sibling-feeds.gov.sg")}},
+		{Host: "burner-pub.gov.sg", Layout: simweb.LayoutWordPress},
+		{Host: "feeds.feedburner.com", Pages: map[string]simweb.Page{"/BurnerPub": offDomainFeed("burner-pub.gov.sg")}},
+	}
+	const opml = `<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0"><head><title>probe</title></head><body>
+<outline type="rss" text="Ministry" htmlUrl="https://www.mom.gov.sg/" xmlUrl="https://attacker-feeds.example/feed.xml"/>
+<outline type="rss" text="Trade" htmlUrl="https://www.mti.gov.sg/" xmlUrl="https://attacker-feeds.example/trade.xml"/>
+<outline type="rss" text="Apex and www" htmlUrl="https://www.apex-www.gov.sg/" xmlUrl="https://apex-www.gov.sg/feed/"/>
+<outline type="rss" text="Sibling" htmlUrl="https://sibling-feeds.gov.sg/" xmlUrl="https://feeds.sibling-feeds.gov.sg/feed.xml"/>
+<outline type="rss" text="Burner" htmlUrl="https://www.burner-pub.gov.sg/" xmlUrl="https://feeds.feedburner.com/BurnerPub"/>
+</body></opml>
+`
+	const (
+		mom     = "gov:sg:mom.gov.sg::news"
+		mti     = "gov:sg:mti.gov.sg::news"
+		apexWWW = "gov:sg:apex-www.gov.sg::news"
+		sibling = "gov:sg:sibling-feeds.gov.sg::news"
+		burner  = "gov:sg:burner-pub.gov.sg::news"
+	)
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		_, client := simwebtest.Client(t, sites, 2*time.Second)
+		s := newStack(t, db, withQueue(), withContract(contract.New(client, contract.Config{})))
+		b, res := s.runImport(t, "country=sg&category=news", "text/x-opml", opml)
+		require.Empty(t, res.Rejected)
+		held := map[string][]seedengine.SeedReviewReason{}
+		for _, c := range res.Created {
+			held[c.SeedID] = c.ReviewReasons
+		}
+		require.Len(t, held, 5, "%+v", res.Created)
+
+		// The probe: placed under the ministry, and saying so.
+		sd := s.seed(t, mom)
+		require.Equal(t, "https://attacker-feeds.example/feed.xml", sd.Fetch.EntryURL)
+		require.Len(t, sd.ReviewReasons, 1)
+		reason := sd.ReviewReasons[0]
+		require.Equal(t, seedengine.ReviewEntryOffDomain, reason.Code)
+		require.Contains(t, reason.Message, "attacker-feeds.example")
+		require.Contains(t, reason.Message, "mom.gov.sg")
+		require.Equal(t, sd.ReviewReasons, held[mom], "the batch result names the reason")
+		require.Equal(t, seedengine.ReviewEntryOffDomain, s.seed(t, mti).ReviewReasons[0].Code)
+		for _, id := range []string{apexWWW, sibling, burner} {
+			require.Empty(t, s.seed(t, id).ReviewReasons, id)
+			require.Empty(t, held[id], id)
+		}
+		var list struct {
+			Items []seedengine.Seed `json:"items"`
+		}
+		s.get(t, "/api/v1/seeds?batch_id="+b.ID, &list)
+		require.Len(t, list.Items, 5)
+		for _, it := range list.Items {
+			require.Equal(t, it.SeedID == mom || it.SeedID == mti, len(it.ReviewReasons) == 1, "the list shows the reasons too: %s", it.SeedID)
+		}
+
+		// A promote by filter leaves both out, the dry run as the real one.
+		filter := map[string]any{"status": "draft", "batch_id": b.ID}
+		for _, dry := range []bool{true, false} {
+			r := s.post(t, "/api/v1/seeds/bulk", map[string]any{"action": "promote", "filter": filter, "dry_run": dry})
+			require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+			out := httpapitest.Decode[seedengine.SeedBulkResult](t, r)
+			require.Equal(t, 5, out.Matched, "dry run %v", dry)
+			require.Equal(t, 2, out.HeldForReview, "dry run %v", dry)
+			var changed []string
+			for _, c := range out.Changed {
+				changed = append(changed, c.SeedID)
+			}
+			require.ElementsMatch(t, []string{apexWWW, sibling, burner}, changed, "dry run %v", dry)
+			require.Len(t, out.Skipped, 2)
+			for _, sk := range out.Skipped {
+				require.Contains(t, []string{mom, mti}, sk.SeedID)
+				require.Equal(t, seedengine.SeedDraft, sk.Status)
+				require.Equal(t, seedengine.ReviewEntryOffDomain, sk.ReviewReasons[0].Code)
+				require.Contains(t, sk.Reason, "attacker-feeds.example")
+				require.Contains(t, sk.Reason, "seed_ids")
+			}
+		}
+		require.Equal(t, seedengine.SeedDraft, s.seed(t, mom).Status)
+		require.Equal(t, seedengine.SeedActive, s.seed(t, apexWWW).Status)
+
+		// Named, it is promoted: by seed_ids in a bulk promote, or alone.
+		r := s.post(t, "/api/v1/seeds/bulk", map[string]any{"action": "promote", "seed_ids": []string{mom}})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		out := httpapitest.Decode[seedengine.SeedBulkResult](t, r)
+		require.Equal(t, []seedengine.SeedBulkChange{{SeedID: mom, From: seedengine.SeedDraft, To: seedengine.SeedActive}}, out.Changed)
+		require.Zero(t, out.HeldForReview)
+		r = s.post(t, "/api/v1/seeds/promote", map[string]any{"seedId": mti})
+		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
+		promoted := httpapitest.Decode[seedengine.Seed](t, r)
+		require.Equal(t, seedengine.SeedActive, promoted.Status)
+		require.Equal(t, seedengine.ReviewEntryOffDomain, promoted.ReviewReasons[0].Code, "the reason stays: it describes the contract")
+	})
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/discover"
+	"github.com/seedengine/seedengine/internal/feed"
 )
 
 // evidencePrefix is where contract evidence lives; a seed's evidence key
@@ -115,4 +117,55 @@ func (r *Review) evidence(ctx context.Context, sd *seedengine.Seed) (*Evidence, 
 		return nil, fmt.Errorf("read evidence %s: %w", key, err)
 	}
 	return &ev, nil
+}
+
+// ReviewReasons lists what a person should weigh before promoting sd
+// (seedengine.SeedReviewReason), derived from its contract: today
+// entry_off_domain, an entry that is not on the seed's domain (see
+// EntryOnDomain). However the seed was made (an import that took its
+// domain from an OPML outline's htmlUrl, a key that created or patched
+// it), one named after a domain that reads another's says so.
+func ReviewReasons(sd *seedengine.Seed) []seedengine.SeedReviewReason {
+	if sd == nil || sd.Fetch.EntryURL == "" || sd.Source.Domain == "" {
+		return nil
+	}
+	if where, ok := EntryOnDomain(sd.Fetch.EntryURL, sd.Source.Domain); !ok {
+		return []seedengine.SeedReviewReason{{Code: seedengine.ReviewEntryOffDomain,
+			Message: "its entry is on " + seedengine.Truncate(where, 260) + ", not on its domain " + sd.Source.Domain}}
+	}
+	return nil
+}
+
+// EntryOnDomain reports whether entryURL is on domain (a registrable
+// domain, as a seed's source.domain): its host's registrable domain
+// (discover.RegistrableDomain) is domain, the host is domain's www.
+// twin (gov.br's www.gov.br), or it is a feed-hosting service's
+// (feed.IsFeedHost: FeedBurner), where any publisher may keep its feed.
+// where names the entry's registrable domain (the feed host for one on
+// a feed-hosting service), or its host when it has none (an IP
+// address). A feed-hosting service takes anyone's feed: an entry there
+// is accepted for what it is, the service a site's feed usually lives
+// on, not because the site is known to have linked it.
+//
+// The contract run also takes a feed on another domain when a page of
+// the site linked it, and a sitemap on a CDN host when most of its
+// entries are on the domain; the seed keeps no record of that link, and
+// a PATCH may change the entry afterwards, so such a seed has the reason
+// too and a person names it.
+func EntryOnDomain(entryURL, domain string) (where string, ok bool) {
+	_, host, err := discover.NormalizeURL(entryURL)
+	if err != nil {
+		return entryURL, false
+	}
+	switch {
+	case feed.IsFeedHost(host):
+		return host, true
+	case host == "www."+domain:
+		return domain, true
+	}
+	reg, err := discover.RegistrableDomain(host)
+	if err != nil {
+		return host, false
+	}
+	return reg, reg == domain
 }

@@ -66,6 +66,11 @@ var feedburnerHosts = map[string]bool{
 	"feedproxy.google.com":  true,
 }
 
+// IsFeedHost reports whether host (lower case) is a feed-hosting
+// service's, which serves feeds of many publishers and nothing else
+// (FeedBurner): a site's feed may live there rather than on the site.
+func IsFeedHost(host string) bool { return feedburnerHosts[host] }
+
 // feedFileStems are file names (before the extension) that are feeds whatever
 // the extension: rss.xml, feed.json, atom.php, rss2.aspx, index.rss …
 var feedFileStems = map[string]bool{

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
 )
 
 // Review routes: what a reviewer decides about a draft beyond promoting
@@ -35,7 +36,7 @@ func (s *Server) handleSeedReject(ctx context.Context, in *seedRejectInput) (*se
 	if err != nil {
 		return nil, conflictWithoutField(err)
 	}
-	return &seedOutput{Body: sd}, nil
+	return &seedOutput{Body: reviewed(sd)}, nil
 }
 
 // conflictWithoutField drops the store's field ("status") from a
@@ -94,7 +95,7 @@ func (s *Server) handleSeedChoose(ctx context.Context, in *seedChooseInput) (*se
 	if err != nil {
 		return nil, conflictWithoutField(err)
 	}
-	return &seedOutput{Body: sd}, nil
+	return &seedOutput{Body: reviewed(sd)}, nil
 }
 
 // Bulk.
@@ -115,7 +116,7 @@ type seedBulkFilter struct {
 type seedBulkRequest struct {
 	Action     string          `json:"action" enum:"promote,reject,reopen,suspend,reactivate,archive,pages_on,pages_off" doc:"The lifecycle action for every seed named, or pages_on / pages_off: turn fetching their items' pages as WARC on or off (harvest.pages; a new version for each seed changed)."`
 	SeedIDs    []string        `json:"seed_ids,omitempty" maxItems:"10000" doc:"The seeds, by id (any case). Exactly one of seed_ids and filter."`
-	Filter     *seedBulkFilter `json:"filter,omitempty" doc:"The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter."`
+	Filter     *seedBulkFilter `json:"filter,omitempty" doc:"The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter. A promote by filter leaves out the drafts that have review_reasons (skipped, counted in held_for_review): name them in seed_ids."`
 	ReasonCode string          `json:"reason_code,omitempty" enum:"not_relevant,duplicate,wrong_entry,low_quality,not_allowed,other" doc:"For reject (required there): why, from the short list."`
 	Reason     string          `json:"reason,omitempty" maxLength:"500" doc:"Free text kept in each changed seed's history."`
 	DryRun     bool            `json:"dry_run,omitempty" doc:"Report what would change and change nothing."`
@@ -131,7 +132,7 @@ func (s *Server) handleSeedBulk(ctx context.Context, in *seedBulkInput) (*seedBu
 	}
 	b := in.Body
 	req := seedengine.SeedBulkRequest{Action: seedengine.SeedAction(b.Action), SeedIDs: b.SeedIDs, ReasonCode: seedengine.RejectReason(b.ReasonCode),
-		Reason: b.Reason, DryRun: b.DryRun, Actor: actor(ctx)}
+		Reason: b.Reason, DryRun: b.DryRun, Actor: actor(ctx), Review: contract.ReviewReasons}
 	if f := b.Filter; f != nil {
 		req.Filter = &seedengine.SeedFilter{Country: f.Country, Category: f.Category, Status: seedengine.SeedStatus(f.Status),
 			SourceType: seedengine.SourceType(f.SourceType), FetchType: seedengine.FetchType(f.FetchType), Authority: seedengine.Authority(f.Authority),

@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/contract"
 )
 
 // Seed routes. A seed is a retrieval contract for one domain and one kind
@@ -71,26 +72,32 @@ type seedTransition struct {
 }
 
 type seed struct {
-	SeedID          string           `json:"seed_id" doc:"{domain_id}::{content_type}." example:"gov:sg:mom.gov.sg::news"`
-	DomainID        string           `json:"domain_id" example:"gov:sg:mom.gov.sg"`
-	Country         string           `json:"country" doc:"The domain_id's country." example:"sg"`
-	Category        string           `json:"category" example:"news"`
-	ContentType     string           `json:"content_type" example:"news"`
-	Source          seedSource       `json:"source"`
-	Fetch           seedFetch        `json:"fetch" doc:"Part of the contract: a change makes a new version."`
-	Policy          seedPolicy       `json:"policy" doc:"Part of the contract: a change makes a new version."`
-	Harvest         seedHarvest      `json:"harvest" doc:"Part of the contract: a change makes a new version."`
-	Evidence        seedEvidence     `json:"evidence"`
-	Confidence      float64          `json:"confidence" minimum:"0" maximum:"1"`
-	Metadata        map[string]any   `json:"metadata,omitempty" doc:"Free-form JSON object kept with the seed (at most 16 KiB); contract runs never change it."`
-	Status          string           `json:"status" enum:"draft,active,suspended,rejected,archived" doc:"Changed only by promote, reject, reopen, suspend, reactivate and archive."`
-	Version         int              `json:"version" minimum:"1" doc:"The current contract's version; up by one exactly when the contract (fetch, policy) changes."`
-	ProposedVersion int              `json:"proposed_version,omitempty" doc:"A contract version a contract run proposed for this non-draft seed, pending; see /versions."`
-	CreatedAt       time.Time        `json:"created_at"`
-	UpdatedAt       time.Time        `json:"updated_at"`
-	PromotedAt      *time.Time       `json:"promoted_at,omitempty"`
-	History         []seedTransition `json:"history,omitempty" doc:"Status transitions, oldest first; in single-seed responses only."`
-	Health          *seedHealth      `json:"health,omitempty" doc:"What the seed's checks show, once the seed has been checked (see /checks)."`
+	SeedID          string             `json:"seed_id" doc:"{domain_id}::{content_type}." example:"gov:sg:mom.gov.sg::news"`
+	DomainID        string             `json:"domain_id" example:"gov:sg:mom.gov.sg"`
+	Country         string             `json:"country" doc:"The domain_id's country." example:"sg"`
+	Category        string             `json:"category" example:"news"`
+	ContentType     string             `json:"content_type" example:"news"`
+	Source          seedSource         `json:"source"`
+	Fetch           seedFetch          `json:"fetch" doc:"Part of the contract: a change makes a new version."`
+	Policy          seedPolicy         `json:"policy" doc:"Part of the contract: a change makes a new version."`
+	Harvest         seedHarvest        `json:"harvest" doc:"Part of the contract: a change makes a new version."`
+	Evidence        seedEvidence       `json:"evidence"`
+	Confidence      float64            `json:"confidence" minimum:"0" maximum:"1"`
+	Metadata        map[string]any     `json:"metadata,omitempty" doc:"Free-form JSON object kept with the seed (at most 16 KiB); contract runs never change it."`
+	Status          string             `json:"status" enum:"draft,active,suspended,rejected,archived" doc:"Changed only by promote, reject, reopen, suspend, reactivate and archive."`
+	Version         int                `json:"version" minimum:"1" doc:"The current contract's version; up by one exactly when the contract (fetch, policy) changes."`
+	ProposedVersion int                `json:"proposed_version,omitempty" doc:"A contract version a contract run proposed for this non-draft seed, pending; see /versions."`
+	CreatedAt       time.Time          `json:"created_at"`
+	UpdatedAt       time.Time          `json:"updated_at"`
+	PromotedAt      *time.Time         `json:"promoted_at,omitempty"`
+	History         []seedTransition   `json:"history,omitempty" doc:"Status transitions, oldest first; in single-seed responses only."`
+	Health          *seedHealth        `json:"health,omitempty" doc:"What the seed's checks show, once the seed has been checked (see /checks)."`
+	ReviewReasons   []seedReviewReason `json:"review_reasons,omitempty" doc:"What a person should weigh before promoting the seed, derived from its contract whenever it is shown. A bulk promote by filter leaves out the drafts that have any; naming the seed (seed_ids, or POST /api/v1/seeds/promote) promotes it."`
+}
+
+type seedReviewReason struct {
+	Code    string `json:"code" enum:"entry_off_domain" doc:"entry_off_domain: the entry is neither on the seed's registrable domain (or its www.) nor on a feed-hosting service (FeedBurner)."`
+	Message string `json:"message" doc:"The case in words, naming both domains." example:"its entry is on attacker-feeds.example, not on its domain mom.gov.sg"`
 }
 
 type seedHealth struct {
@@ -162,6 +169,7 @@ var seedSchemaAliases = []struct{ t, doc reflect.Type }{
 	{reflect.TypeFor[seedengine.SeedVersion](), reflect.TypeFor[seedVersion]()},
 	{reflect.TypeFor[seedengine.SeedHealth](), reflect.TypeFor[seedHealth]()},
 	{reflect.TypeFor[seedengine.SeedCheck](), reflect.TypeFor[seedCheck]()},
+	{reflect.TypeFor[seedengine.SeedReviewReason](), reflect.TypeFor[seedReviewReason]()},
 }
 
 // handleSeed registers a seed route after pointing the schema registry at
@@ -187,6 +195,16 @@ func actor(ctx context.Context) string {
 		return k.Name
 	}
 	return seedengine.AnonymousActor
+}
+
+// reviewed fills a seed's review reasons before it is shown: they follow
+// from its contract (contract.ReviewReasons), so every answer derives
+// them rather than the store keeping them.
+func reviewed(sd *seedengine.Seed) *seedengine.Seed {
+	if sd != nil {
+		sd.ReviewReasons = contract.ReviewReasons(sd)
+	}
+	return sd
 }
 
 // seedPath is where a seed is served.
@@ -261,6 +279,9 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 	if err != nil {
 		return nil, inQuery(err) // every filter is a query parameter, named alike
 	}
+	for _, sd := range items {
+		reviewed(sd)
+	}
 	out := seedList{Items: items, Total: total, Limit: in.Limit, Offset: in.Offset}
 	if len(items) == in.Limit && len(items) > 0 {
 		out.NextAfter = items[len(items)-1].SeedID
@@ -284,7 +305,7 @@ func (s *Server) handleSeedGet(ctx context.Context, in *seedInput) (*seedOutput,
 	if err != nil {
 		return nil, err
 	}
-	return &seedOutput{Body: sd}, nil
+	return &seedOutput{Body: reviewed(sd)}, nil
 }
 
 // pathSeed reads the seed the path's seedId names: 422 naming path.seedId
@@ -395,7 +416,7 @@ func (s *Server) handleSeedCreate(ctx context.Context, in *seedCreateInput) (*se
 	if err := s.deps.Seeds.CreateSeed(ctx, sd, actor(ctx)); err != nil {
 		return nil, err
 	}
-	return &seedCreatedOutput{Location: seedPath(sd.SeedID), Body: sd}, nil
+	return &seedCreatedOutput{Location: seedPath(sd.SeedID), Body: reviewed(sd)}, nil
 }
 
 // Update: a JSON merge patch (RFC 7396) over the editable fields.
@@ -489,7 +510,7 @@ func (s *Server) handleSeedUpdate(ctx context.Context, in *seedUpdateInput) (*se
 	if err != nil {
 		return nil, err
 	}
-	return &seedOutput{Body: sd}, nil
+	return &seedOutput{Body: reviewed(sd)}, nil
 }
 
 // Fields of a seed a patch may not name, with why.
@@ -765,5 +786,5 @@ func (s *Server) transitionSeed(ctx context.Context, id string, action seedengin
 	if err != nil {
 		return nil, conflictWithoutField(err)
 	}
-	return &seedOutput{Body: sd}, nil
+	return &seedOutput{Body: reviewed(sd)}, nil
 }

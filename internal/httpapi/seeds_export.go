@@ -158,7 +158,7 @@ func (s *Server) exportSeedLines(ctx context.Context, w *bufio.Writer, f seedeng
 	default:
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		return s.eachSeed(ctx, f, func(sd *seedengine.Seed) error { return enc.Encode(sd) })
+		return s.eachSeed(ctx, f, func(sd *seedengine.Seed) error { return enc.Encode(reviewed(sd)) })
 	}
 }
 

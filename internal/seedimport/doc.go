@@ -10,5 +10,8 @@
 // Examiner (contract.Discoverer.Examine: robots.txt, then the entry,
 // once) until one is usable, and creates its seed as a draft with its
 // evidence, its domain registered through research. An import never
-// touches an existing seed.
+// touches an existing seed. The site a list names decides the seed's
+// domain even when the entry is on another one; such a seed's review
+// reasons say so (contract.ReviewReasons: entry_off_domain), in the
+// batch result too, and a promote by filter leaves it out.
 package seedimport

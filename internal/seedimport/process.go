@@ -17,11 +17,15 @@ type Examiner interface {
 	Examine(ctx context.Context, domainID, domain string, e contract.Entry) *contract.Evidence
 }
 
-// Created is an entry that became a draft seed.
+// Created is an entry that became a draft seed, with the seed's review
+// reasons (contract.ReviewReasons): an entry on another domain than the
+// site the list named (an OPML outline's htmlUrl) is entry_off_domain,
+// and a promote by filter leaves its seed out.
 type Created struct {
-	Line   int    `json:"line"`
-	URL    string `json:"url"`
-	SeedID string `json:"seed_id"`
+	Line          int                           `json:"line"`
+	URL           string                        `json:"url"`
+	SeedID        string                        `json:"seed_id"`
+	ReviewReasons []seedengine.SeedReviewReason `json:"review_reasons,omitempty"`
 }
 
 // Rejected is an entry that did not, with why: a planning reason
@@ -276,8 +280,9 @@ func (p *chunkRun) register(ctx context.Context, chunk int, outs []groupOutcome)
 // of its id appeared since, from another import or a contract run).
 func (p *chunkRun) create(ctx context.Context, o *groupOutcome) (*Created, error) {
 	it := o.winner
+	made := &Created{Line: it.Line, URL: it.URL, SeedID: o.seed.SeedID, ReviewReasons: contract.ReviewReasons(o.seed)}
 	if p.ours(o.seed) {
-		return &Created{Line: it.Line, URL: it.URL, SeedID: o.seed.SeedID}, nil
+		return made, nil
 	}
 	ok, err := p.d.Seeds.ImportSeed(ctx, o.seed, p.actor, p.batch.ID)
 	if seedengine.ErrorCode(err) == seedengine.EINVALID {
@@ -293,5 +298,5 @@ func (p *chunkRun) create(ctx context.Context, o *groupOutcome) (*Created, error
 		o.rejected = append(o.rejected, reject(it, "duplicate", "a seed of this domain and content type was created meanwhile"))
 		return nil, nil
 	}
-	return &Created{Line: it.Line, URL: it.URL, SeedID: o.seed.SeedID}, nil
+	return made, nil
 }
