@@ -12,6 +12,7 @@ import (
 	"net/http/httptrace"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,11 @@ type Request struct {
 	// MaxRedirects, when above zero, lowers the client's redirect limit
 	// for this fetch (robots.txt follows at most 5, RFC 9309).
 	MaxRedirects int
+	// StrictPorts holds the URL asked for to the port policy too: only 80,
+	// 443 and Config.AllowPorts, for a URL that someone outside wrote (an
+	// article link of a feed). Without it the asked URL's own port is
+	// allowed for every hop of the fetch (a seed's, a domain's entry).
+	StrictPorts bool
 	// Admit, when set, is called with the URL of every exchange of the
 	// fetch (each redirect hop and each Retry-After retry) before waiting
 	// for politeness; an error stops the fetch with a not_admitted *Error
@@ -348,6 +354,13 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, nil, 0, &Error{Reason: ReasonBadRequest, URL: req.URL, Err: fmt.Errorf("not an absolute http(s) URL")}
 	}
+	ownPort := -1
+	if !req.StrictPorts {
+		ownPort = urlPort(u)
+	}
+	if !c.portAllowed(u, ownPort) {
+		return nil, nil, 0, &Error{Reason: ReasonPortNotAllowed, URL: req.URL, Err: fmt.Errorf("port %d is not one fetches may reach", urlPort(u))}
+	}
 	// Credentials never leave with a request: net/http would send them as
 	// Basic auth, to the start host and to wherever it redirects.
 	u.User = nil
@@ -405,6 +418,9 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		case len(resp.Redirects) > maxRedirects:
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Err: fmt.Errorf("stopped after %d redirects", maxRedirects)})
 		}
+		if !c.portAllowed(next, ownPort) {
+			return nil, nil, 0, c.failure(ctx, next, resp.Redirects, &Error{Reason: ReasonPortNotAllowed, Err: fmt.Errorf("redirect to port %d, which fetches may not reach", urlPort(next))})
+		}
 		if _, ok := seen[next.String()]; ok {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonTooManyRedirects, Detail: "loop", Err: fmt.Errorf("redirect loop back to %s", next)})
 		}
@@ -420,6 +436,32 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		}
 		u = next
 	}
+}
+
+// portAllowed is the port policy: a fetch reaches ports 80 and 443, the
+// operator's AllowPorts, and own (the port of the URL asked for, -1 for
+// none). Other ports of a public host run other services (mail, SSH,
+// databases, admin panels) that a redirect or a link should never make
+// us talk to.
+func (c *Client) portAllowed(u *url.URL, own int) bool {
+	p := urlPort(u)
+	return p == 80 || p == 443 || p > 0 && p == own || slices.Contains(c.cfg.AllowPorts, p)
+}
+
+// urlPort is u's port, the scheme's default when it names none (0 for a
+// port that is not a number).
+func urlPort(u *url.URL) int {
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return 0
+		}
+		return n
+	}
+	if u.Scheme == "http" {
+		return 80
+	}
+	return 443
 }
 
 // exchange performs one request to u, waiting for politeness first, and

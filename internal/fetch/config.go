@@ -128,6 +128,11 @@ type Config struct {
 	// AllowNetworks are special-purpose networks (private, loopback, …) that
 	// the SSRF guard lets through.
 	AllowNetworks []netip.Prefix
+	// AllowPorts are ports a fetch may reach besides 80 and 443 (and the
+	// port of the URL it was asked for, unless Request.StrictPorts): a
+	// redirect or a link to any other port of a public host is refused
+	// with port_not_allowed (see portAllowed).
+	AllowPorts []int
 
 	// Logger receives debug events; default discards.
 	Logger *slog.Logger
@@ -223,6 +228,11 @@ func (c Config) withDefaults() (Config, error) {
 		allow[i] = p.Masked()
 	}
 	c.AllowNetworks = allow
+	for _, p := range c.AllowPorts {
+		if p < 1 || p > 65535 {
+			return c, fmt.Errorf("allowed port %d must be from 1 to 65535", p)
+		}
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

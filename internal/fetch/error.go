@@ -58,6 +58,9 @@ const (
 	// Every address of the host (or the connect-to target) is a
 	// special-purpose address outside AllowNetworks.
 	ReasonBlocked = "blocked_address"
+	// The URL (a redirect's or the one asked for) names a port outside
+	// the port policy: 80, 443, the asked URL's own, Config.AllowPorts.
+	ReasonPortNotAllowed = "port_not_allowed"
 	// The request itself was unusable: not an http(s) URL, unknown kind.
 	ReasonBadRequest = "bad_request"
 	// The caller's context was canceled or reached its deadline; the

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -63,9 +64,12 @@ func TestGuardOnRedirectHops(t *testing.T) {
 	redir := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://127.0.0.2:"+port+"/admin", http.StatusFound)
 	}))
-	// Only 127.0.0.1 is allowed: the hop to 127.0.0.2 is refused.
-	c := newTestClient(t, Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	_, err := c.Do(t.Context(), Request{URL: redir.URL})
+	// Only 127.0.0.1 is allowed: the hop to 127.0.0.2 is refused (its
+	// port is allowed, so that it is the address that is refused).
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	c := newTestClient(t, Config{AllowNetworks: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, AllowPorts: []int{p}})
+	_, err = c.Do(t.Context(), Request{URL: redir.URL})
 	fe := reasonOf(t, err)
 	require.Equal(t, ReasonBlocked, fe.Reason)
 	require.Equal(t, "http://127.0.0.2:"+port+"/admin", fe.URL)
@@ -115,4 +119,50 @@ func TestConnectToWithDNSServer(t *testing.T) {
 	resp, err = c.Do(t.Context(), Request{URL: "http://literal.test:" + port + "/"})
 	require.NoError(t, err)
 	require.Equal(t, 200, resp.Status)
+}
+
+// The port policy: a fetch reaches 80, 443, the port of the URL asked for
+// and Config.AllowPorts; a redirect to any other port of a host is
+// refused before anything is sent there, and so is an asked URL on
+// another port when the request is strict (an article link).
+func TestPortPolicy(t *testing.T) {
+	t.Parallel()
+	hits, _, port := countingServer(t)
+	other, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	redir := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/other":
+			http.Redirect(w, r, "http://127.0.0.1:"+port+"/", http.StatusFound)
+		case "/same":
+			http.Redirect(w, r, "/here", http.StatusFound)
+		default:
+			_, _ = io.WriteString(w, "here")
+		}
+	}))
+	own := redir.URL
+
+	c := newTestClient(t, Config{})
+	_, err = c.Do(t.Context(), Request{URL: own + "/other"})
+	fe := reasonOf(t, err)
+	require.Equal(t, ReasonPortNotAllowed, fe.Reason)
+	require.Equal(t, "http://127.0.0.1:"+port+"/", fe.URL)
+	require.Len(t, fe.Redirects, 1)
+	require.Zero(t, hits.Load(), "nothing is sent to a port outside the policy")
+
+	resp, err := c.Do(t.Context(), Request{URL: own + "/same"})
+	require.NoError(t, err, "the asked URL's own port, on every hop")
+	require.Equal(t, "here", string(resp.Body))
+
+	_, err = c.Do(t.Context(), Request{URL: own + "/same", StrictPorts: true})
+	require.Equal(t, ReasonPortNotAllowed, reasonOf(t, err).Reason, "strict: only 80, 443 and the allowed ports")
+
+	allowed := newTestClient(t, Config{AllowPorts: []int{other}})
+	resp, err = allowed.Do(t.Context(), Request{URL: own + "/other"})
+	require.NoError(t, err)
+	require.Equal(t, "ok", string(resp.Body))
+	require.Equal(t, int64(1), hits.Load())
+
+	_, err = New(Config{AllowPorts: []int{0}})
+	require.Error(t, err)
 }

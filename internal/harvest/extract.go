@@ -90,8 +90,14 @@ func (r *Read) add(link, title string, published *time.Time, lang string, sectio
 		return true
 	}
 	abs := u.String()
-	norm, _, err := discover.NormalizeURL(abs)
+	norm, host, err := discover.NormalizeURL(abs)
 	if err != nil || r.seen[norm] {
+		return true
+	}
+	if _, err := discover.RegistrableDomain(host); err != nil {
+		// An address literal (2130706433, [::1]) or a name that is no
+		// public domain (localhost, intranet) is never an article of
+		// the open web: research refuses such URLs too.
 		return true
 	}
 	r.seen[norm] = true

@@ -43,3 +43,25 @@ func TestRead(t *testing.T) {
 	r.Drop()
 	require.Empty(t, r.Items())
 }
+
+// A link to an address literal, in any of the forms the URL Standard
+// reads, or to a name that is no public domain, is never an item: no
+// page of the open web lives there, and its page would only be refused.
+func TestReadRefusesNonPublicHosts(t *testing.T) {
+	t.Parallel()
+	entry, _ := url.Parse("https://www.example.com.sg/feed/")
+	r := harvest.NewRead(entry)
+	var entries []feed.Entry
+	for _, link := range []string{
+		"http://2130706433/a", "http://0x7f000001/a", "http://0177.0.0.1/a", "http://127.1/a", "http://[::1]/a",
+		"http://[::ffff:169.254.169.254]/latest", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.5/a",
+		"http://localhost:8080/a", "http://intranet/a", "https://com.sg/a",
+		"https://www.example.com.sg/kept",
+	} {
+		entries = append(entries, feed.Entry{Link: link, Title: link})
+	}
+	r.AddFeed(entries, "")
+	items := r.Items()
+	require.Len(t, items, 1, "%v", items)
+	require.Equal(t, "https://www.example.com.sg/kept", items[0].URL)
+}

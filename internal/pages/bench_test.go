@@ -55,10 +55,10 @@ func (m *memStore) MarkPageFetched(_ context.Context, p *seedengine.Page) (bool,
 	return true, nil
 }
 
-func (m *memStore) MarkPageDone(_ context.Context, id int64, state seedengine.PageState, _ int, _ string, _ time.Time) error {
+func (m *memStore) MarkPageDone(_ context.Context, id int64, state seedengine.PageState, status int, reason string, _ time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.pages[id].State = state
+	m.pages[id].State, m.pages[id].Status, m.pages[id].Reason = state, status, reason
 	m.done.Add(1)
 	return nil
 }

@@ -143,6 +143,7 @@ type cachedRobots struct {
 	status robots.Status
 	at     time.Time
 	delay  time.Duration // Crawl-delay for our agent, capped
+	reason string        // why the host will never be fetched, when it will not
 }
 
 // robotsTTL is how long a host's robots.txt is used before it is read
@@ -227,15 +228,11 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, "bad_url", f.cfg.Now())
 	}
-	allowed, err := f.allowed(ctx, u)
-	if err != nil {
-		return err
-	}
-	if !allowed {
-		return f.store.MarkPageDone(ctx, itemID, seedengine.PageSkipped, 0, "robots_disallowed", f.cfg.Now())
-	}
 	start := f.cfg.Now().UTC()
-	// Every redirect hop is held to robots.txt too.
+	// Every hop, the first included, is held to robots.txt; the port
+	// policy is checked first, so robots.txt is never asked of a port
+	// the page may not be fetched from. The link is the publisher's
+	// word, so its own port earns it nothing (StrictPorts).
 	admit := func(hop *url.URL) error {
 		ok, err := f.allowed(ctx, hop)
 		if err != nil {
@@ -246,12 +243,18 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		}
 		return nil
 	}
-	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, Admit: admit})
+	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	if errors.Is(err, errDisallowed) {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageSkipped, 0, "robots_disallowed", f.cfg.Now())
+	}
+	if r, ok := errors.AsType[*refusedError](err); ok {
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, r.reason, f.cfg.Now())
+	}
+	if errors.Is(err, errRobotsLater) {
+		return err
 	}
 	if err != nil {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, fetch.Reason(err), f.cfg.Now())
@@ -326,7 +329,28 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	return nil
 }
 
-var errDisallowed = errors.New("robots.txt disallows it")
+var (
+	errDisallowed  = errors.New("robots.txt disallows it")
+	errRobotsLater = errors.New("robots.txt is unreachable: try later")
+)
+
+// refusedError is a host that will never be fetched: its name does not
+// exist, or its addresses are ones the fetcher refuses (loopback,
+// private, link-local, …), or it is no host at all. Its page is failed
+// at once with the fetch's reason, not retried.
+type refusedError struct{ reason string }
+
+func (e *refusedError) Error() string { return "host refused for good: " + e.reason }
+
+// permanent reports whether robots.txt's fetch failed for a reason that
+// no later try changes.
+func permanent(reason string) bool {
+	switch reason {
+	case fetch.ReasonBlocked, fetch.ReasonNXDomain, fetch.ReasonNoAddress, fetch.ReasonBadRequest:
+		return true
+	}
+	return false
+}
 
 // stored is the stored response whose payload a page repeats, nil when
 // none.
@@ -350,6 +374,9 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 	if !ok || now.Sub(r.at) >= robotsTTL {
 		rt := fetch.FetchRobots(ctx, f.fetch.Do, u.Host, nil)
 		r = cachedRobots{status: rt.Status, at: now}
+		if reason := fetch.Reason(rt.Err); rt.Response == nil && permanent(reason) {
+			r.reason = reason
+		}
 		if rt.Rules != nil {
 			r.group = rt.Rules.Group(f.cfg.Agent)
 		}
@@ -368,7 +395,10 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 		}
 	}
 	if r.status == robots.StatusUnreachable {
-		return false, fmt.Errorf("robots.txt of %s is unreachable: try later", u.Host)
+		if r.reason != "" {
+			return false, &refusedError{reason: r.reason}
+		}
+		return false, fmt.Errorf("%s: %w", u.Host, errRobotsLater)
 	}
 	if r.delay > 0 {
 		// Set again before each fetch: the fetcher forgets a host's delay

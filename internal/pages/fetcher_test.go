@@ -3,6 +3,7 @@ package pages_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -24,12 +25,30 @@ type fakeFetch struct {
 	asked   []string
 	delays  map[string]time.Duration
 	robotsS int
+	errs    map[string]error // by host: every request fails so
 }
 
 func (f *fakeFetch) Do(_ context.Context, req fetch.Request) (*fetch.Response, error) {
+	// As the client does: the port policy first, then Admit before the
+	// exchange, outside the lock (it fetches robots.txt through Do).
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, &fetch.Error{Reason: fetch.ReasonBadRequest, Err: err}
+	}
+	if p := u.Port(); req.StrictPorts && p != "" && p != "80" && p != "443" {
+		return nil, &fetch.Error{Reason: fetch.ReasonPortNotAllowed, URL: req.URL}
+	}
+	if req.Admit != nil {
+		if err := req.Admit(u); err != nil {
+			return nil, &fetch.Error{Reason: fetch.ReasonNotAdmitted, URL: req.URL, Err: err}
+		}
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, req.URL)
+	if err, ok := f.errs[u.Hostname()]; ok {
+		return nil, err
+	}
 	if strings.HasSuffix(req.URL, "/robots.txt") && f.robotsS != 0 {
 		return &fetch.Response{URL: req.URL, FinalURL: req.URL, Status: f.robotsS}, nil
 	}
@@ -102,5 +121,35 @@ func TestRobotsUnreachableRetries(t *testing.T) {
 	require.Error(t, f.FetchPage(t.Context(), 1))
 	require.Equal(t, seedengine.PageQueued, store.pages[1].State)
 	require.NotContains(t, ff.asked, "https://down.example.com/a")
+	require.NoError(t, f.Close(t.Context()))
+}
+
+// A host that will never answer fails its page at once with the reason,
+// instead of being retried until the job is dead: a name that does not
+// exist, one whose addresses the SSRF guard refuses (a name resolving to
+// 169.254.169.254, an address literal of loopback), no host at all. A
+// link to a port outside the policy is never asked for, robots.txt
+// included.
+func TestRefusedHostsFailAtOnce(t *testing.T) {
+	t.Parallel()
+	ff := &fakeFetch{delays: map[string]time.Duration{}, pages: map[string]*fetch.Response{}, errs: map[string]error{
+		"metadata.example.com": &fetch.Error{Reason: fetch.ReasonBlocked},
+		"127.0.0.1":            &fetch.Error{Reason: fetch.ReasonBlocked},
+		"gone.example.com":     &fetch.Error{Reason: fetch.ReasonNXDomain},
+		"slow.example.com":     &fetch.Error{Reason: fetch.ReasonTimeout},
+	}}
+	f, store := newFetcher(t, ff, "https://metadata.example.com/a", "http://127.0.0.1/a", "https://gone.example.com/a",
+		"https://slow.example.com/a", "https://news.example.com:81/a")
+	for id, want := range map[int64]string{1: fetch.ReasonBlocked, 2: fetch.ReasonBlocked, 3: fetch.ReasonNXDomain, 5: fetch.ReasonPortNotAllowed} {
+		require.NoError(t, f.FetchPage(t.Context(), id), "item %d", id)
+		require.Equal(t, seedengine.PageFailed, store.pages[id].State, "item %d", id)
+		require.Equal(t, want, store.pages[id].Reason, "item %d", id)
+	}
+	// A timeout may pass: robots.txt unreachable is "try later".
+	require.Error(t, f.FetchPage(t.Context(), 4))
+	require.Equal(t, seedengine.PageQueued, store.pages[4].State)
+	for _, u := range ff.asked {
+		require.NotContains(t, u, ":81", "nothing is asked of a port outside the policy")
+	}
 	require.NoError(t, f.Close(t.Context()))
 }
