@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -77,6 +78,19 @@ type PartitionSummary struct {
 	Records int   `json:"records"`
 	Bytes   int64 `json:"bytes"`
 	Domains int   `json:"domains"`
+}
+
+// URLText is a URL as text every store holds: U+0000, which the URL
+// Standard's parser percent-encodes wherever it may stand in a URL, written
+// "%00" as that parser writes it. No text column of PostgreSQL, no C string
+// and no JSONB value can hold U+0000; a URL that has one is still a URL
+// (research refuses it as its item if its host has one), so it is kept in
+// this form rather than refusing the request it came in.
+func URLText(s string) string {
+	if strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\x00", "%00")
 }
 
 // MaxRawURLBytes caps a record's raw_url, and every URL research takes,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/httpapi/httpapitest"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 	"github.com/seedengine/seedengine/internal/sqlstore/sqlstoretest"
@@ -144,5 +145,52 @@ func TestNULIsRefusedEverywhere(t *testing.T) {
 			}
 			s.do(t, request{Method: method, Path: path, Token: admin}).Problem(t, http.StatusBadRequest, "invalid")
 		}
+	})
+}
+
+// A URL is read as the URL Standard reads it: a U+0000 in its path,
+// query or fragment is percent-encoded there, so such a URL is a URL, and
+// one odd line of a list sinks neither the list nor anything stored. It
+// is kept as %00 (no store holds U+0000); one whose host has it is
+// refused as that one item. Everywhere else U+0000 stays refused.
+func TestNULInAURLIsThatURLsBusiness(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		s := newStack(t, db, withQueue())
+		urls := `["https://www.mom.gov.sg/test?a#b\u0000c","https://www.mo\u0000h.gov.sg/","https://www.mti.gov.sg/a\u0000b"]`
+		r := s.do(t, request{Method: "POST", Path: "/api/v1/research",
+			Body: `{"country":"sg","category":"news","date":"2026-01-28","urls":` + urls + `}`})
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+		var res seedengine.ResearchResult
+		require.NoError(t, json.Unmarshal(r.Body, &res))
+		require.Equal(t, 2, res.Accepted)
+		require.Len(t, res.Rejected, 1)
+		require.Equal(t, 1, res.Rejected[0].Index)
+		require.Equal(t, "invalid_host", res.Rejected[0].Reason)
+		require.Equal(t, "https://www.mo%00h.gov.sg/", res.Rejected[0].URL)
+		ds := s.chunkRecords(t, seedengine.Partition{Country: "sg", Category: "news", Date: "2026-01-28"}, 1)
+		require.Equal(t, "https://www.mom.gov.sg/test?a#b%00c", ds.Records[0].RawURL)
+		require.Equal(t, "https://www.mti.gov.sg/a%00b", ds.Records[1].RawURL)
+
+		// The same list as a research batch: its URLs go into the queue's
+		// job arguments (JSONB on PostgreSQL, which refuses U+0000 too).
+		r = s.do(t, request{Method: "POST", Path: "/api/v1/queues/research",
+			Body: `{"country":"sg","category":"policy","date":"2026-01-28","urls":` + urls + `}`})
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+		b := s.waitBatch(t, r.JSON(t)["id"].(string))
+		require.Equal(t, seedengine.BatchCompletedWithErrors, b.Status, "%+v", b)
+		require.Equal(t, 2, b.Items.Succeeded)
+		require.Equal(t, 1, b.Items.Failed, "the URL with U+0000 in its host, alone")
+
+		r = s.do(t, request{Method: "POST", Path: "/api/v1/research",
+			Body: `{"country":"sg","category":"news","records":[{"raw_url":"https://www.mom.gov.sg/r?x=\u0000"}]}`})
+		require.Equal(t, http.StatusCreated, r.StatusCode, string(r.Body))
+
+		// Not a URL: refused as before.
+		p := s.do(t, request{Method: "POST", Path: "/api/v1/research",
+			Body: `{"country":"sg","category":"news","queries":["a\u0000"],"urls":["https://www.mom.gov.sg/"]}`}).Problem(t, http.StatusUnprocessableEntity, "invalid")
+		require.Contains(t, strings.Join(httpapitest.Locations(p), " "), "body.queries")
+		s.do(t, request{Method: "POST", Path: "/api/v1/research",
+			Body: `{"country":"sg","category":"news","records":[{"raw_url":"https://www.mom.gov.sg/","note":"a\u0000"}]}`}).Problem(t, http.StatusUnprocessableEntity, "invalid")
 	})
 }

@@ -26,6 +26,9 @@ type bodyNode struct {
 	folded map[string]string    // foldKey(name) → name
 	extra  *bodyNode            // node of members not in fields (a map's values)
 	items  *bodyNode            // an array's elements
+	// url: a string of format "url", read by the URL Standard's parser,
+	// which percent-encodes U+0000 (strictJSON lets it through there).
+	url bool
 }
 
 // member returns the node of member k's value and, when k is not a field
@@ -103,12 +106,19 @@ func (c *bodyCompiler) node(s *huma.Schema) *bodyNode {
 			}
 		}
 	}
-	if n.fields == nil && n.extra == nil && n.items == nil {
+	n.url = s.Type == "string" && s.Format == urlFormat
+	if n.fields == nil && n.extra == nil && n.items == nil && !n.url {
 		c.done[s] = nil
 		return nil
 	}
 	return n
 }
+
+// urlFormat is the schema format of a string that is a URL as the URL
+// Standard reads it (https://url.spec.whatwg.org/), which no validator
+// checks: an unusable URL is refused as its item, with its reason, by the
+// handler that reads it.
+const urlFormat = "url"
 
 // foldKey maps s so that foldKey(a) == foldKey(b) exactly when
 // strings.EqualFold(a, b): the comparison encoding/json uses to match

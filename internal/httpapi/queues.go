@@ -116,7 +116,7 @@ func unavailable(what string) error {
 type researchQueueRequest struct {
 	Country         string   `json:"country" minLength:"2" maxLength:"4" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
 	Category        string   `json:"category" pattern:"^[a-z0-9_]{1,40}$" example:"news"`
-	URLs            []string `json:"urls" minItems:"1" maxItems:"10000" maxLength:"8192" doc:"URLs found for the partition (each at most 8192 bytes); invalid ones are recorded in the batch result, not fatal."`
+	URLs            []string `json:"urls" minItems:"1" maxItems:"10000" maxLength:"8192" format:"url" doc:"URLs found for the partition (each at most 8192 bytes), read as the URL Standard reads them (a U+0000 is read as %00); invalid ones are recorded in the batch result, not fatal."`
 	ChunkSize       int      `json:"chunkSize,omitempty" minimum:"1" maximum:"1000" doc:"URLs per chunk job and per raw chunk file; 100 when absent."`
 	Date            string   `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent, fixed when the batch is accepted."`
 	ResearchMethods []string `json:"research_methods,omitempty" maxItems:"20" maxLength:"200" doc:"How the URLs were found, e.g. search, crawl. Stored once on the batch."`
@@ -133,6 +133,9 @@ func (s *Server) handleResearchEnqueue(ctx context.Context, in *researchQueueInp
 	p, err := bodyPartition(req.Country, req.Category, req.Date)
 	if err != nil {
 		return nil, err
+	}
+	for i, u := range req.URLs {
+		req.URLs[i] = seedengine.URLText(u)
 	}
 	b, chunks, err := research.Plan(research.BatchRequest{
 		Partition: p, URLs: req.URLs, ChunkSize: req.ChunkSize,

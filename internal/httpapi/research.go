@@ -22,7 +22,7 @@ type researchCreateRequest struct {
 	Date            string                `json:"date,omitempty" format:"date" doc:"Partition date; today (UTC) when absent." example:"2026-01-28"`
 	ResearchMethods []string              `json:"research_methods,omitempty" maxItems:"20" maxLength:"200" doc:"How the URLs were found, e.g. search, crawl."`
 	Queries         []string              `json:"queries,omitempty" maxItems:"50" maxLength:"200" doc:"Queries that found them."`
-	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" maxLength:"8192" doc:"URLs found for the partition, each at most 8192 bytes. Give urls or records, not both."`
+	URLs            []string              `json:"urls,omitempty" minItems:"1" maxItems:"10000" maxLength:"8192" format:"url" doc:"URLs found for the partition, each at most 8192 bytes, read as the URL Standard reads them (a U+0000 is read as %00). Give urls or records, not both."`
 	Records         []researchRecordInput `json:"records,omitempty" minItems:"1" maxItems:"10000" doc:"Records with a raw_url and optional hints; other fields are kept in the dataset. Give urls or records, not both."`
 }
 
@@ -31,7 +31,7 @@ type researchCreateRequest struct {
 // kept and written to the dataset unchanged.
 type researchRecordInput struct {
 	_               struct{} `additionalProperties:"true"`
-	RawURL          string   `json:"raw_url" maxLength:"8192" doc:"The URL as found; an empty or unusable one is rejected, not fatal." example:"https://www.mom.gov.sg/newsroom"`
+	RawURL          string   `json:"raw_url" maxLength:"8192" format:"url" doc:"The URL as found (a U+0000 is kept as %00); an empty or unusable one is rejected, not fatal." example:"https://www.mom.gov.sg/newsroom"`
 	DiscoveryMethod string   `json:"discovery_method,omitempty" maxLength:"200" example:"search"`
 	Confidence      float64  `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"0 or absent: 0.9 for gov, mil, edu and ngo domains, 0.6 otherwise."`
 	ContentHints    []string `json:"content_hints,omitempty" maxItems:"100" example:"[\"news\"]"`
@@ -73,7 +73,7 @@ func (r *researchRecordInput) UnmarshalJSON(b []byte) error {
 
 func (r *researchRecordInput) record() seedengine.DatasetRecord {
 	return seedengine.DatasetRecord{
-		RawURL:          r.RawURL,
+		RawURL:          seedengine.URLText(r.RawURL),
 		DiscoveryMethod: r.DiscoveryMethod,
 		Confidence:      r.Confidence,
 		ContentHints:    r.ContentHints,

@@ -144,6 +144,7 @@ func (s *Service) Research(ctx context.Context, in seedengine.ResearchInput) (*s
 		} else {
 			rec.RawURL = in.URLs[i]
 		}
+		rec.RawURL = seedengine.URLText(rec.RawURL)
 		if c := rec.Confidence; math.IsNaN(c) || c < 0 || c > 1 {
 			res.Rejected = append(res.Rejected, rejection(i, rec.RawURL, ReasonInvalidConfidence))
 			continue
