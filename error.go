@@ -17,6 +17,7 @@ const (
 	ERATELIMITED    = "rate_limited"    // too many requests; 429
 	EUNAVAILABLE    = "unavailable"     // a dependency is down or not ready; 503
 	ENOTIMPLEMENTED = "not_implemented" // capability not built yet; 501
+	EMISDIRECTED    = "misdirected"     // the request names a host the service does not answer for; 421
 	EINTERNAL       = "internal"        // anything else; 500, details hidden
 )
 

@@ -189,6 +189,7 @@ const (
 	ProblemCodeForbidden      ProblemCode = "forbidden"
 	ProblemCodeInternal       ProblemCode = "internal"
 	ProblemCodeInvalid        ProblemCode = "invalid"
+	ProblemCodeMisdirected    ProblemCode = "misdirected"
 	ProblemCodeNotFound       ProblemCode = "not_found"
 	ProblemCodeNotImplemented ProblemCode = "not_implemented"
 	ProblemCodeRateLimited    ProblemCode = "rate_limited"
@@ -207,6 +208,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeInternal:
 		return true
 	case ProblemCodeInvalid:
+		return true
+	case ProblemCodeMisdirected:
 		return true
 	case ProblemCodeNotFound:
 		return true
@@ -702,6 +705,21 @@ func (e SeedRejectRequestReasonCode) Valid() bool {
 	case SeedRejectRequestReasonCodeOther:
 		return true
 	case SeedRejectRequestReasonCodeWrongEntry:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedReviewReasonCode.
+const (
+	EntryOffDomain SeedReviewReasonCode = "entry_off_domain"
+)
+
+// Valid indicates whether the value is a known member of the SeedReviewReasonCode enum.
+func (e SeedReviewReasonCode) Valid() bool {
+	switch e {
+	case EntryOffDomain:
 		return true
 	default:
 		return false
@@ -2356,7 +2374,7 @@ type ResearchCreateRequest struct {
 	// ResearchMethods How the URLs were found, e.g. search, crawl.
 	ResearchMethods *[]string `json:"research_methods,omitempty"`
 
-	// Urls URLs found for the partition, each at most 8192 bytes. Give urls or records, not both.
+	// Urls URLs found for the partition, each at most 8192 bytes, read as the URL Standard reads them (a U+0000 is read as %00). Give urls or records, not both.
 	Urls *[]string `json:"urls,omitempty"`
 }
 
@@ -2410,7 +2428,7 @@ type ResearchQueueRequest struct {
 	// ResearchMethods How the URLs were found, e.g. search, crawl. Stored once on the batch.
 	ResearchMethods *[]string `json:"research_methods,omitempty"`
 
-	// Urls URLs found for the partition (each at most 8192 bytes); invalid ones are recorded in the batch result, not fatal.
+	// Urls URLs found for the partition (each at most 8192 bytes), read as the URL Standard reads them (a U+0000 is read as %00); invalid ones are recorded in the batch result, not fatal.
 	Urls *[]string `json:"urls"`
 }
 
@@ -2425,7 +2443,7 @@ type ResearchRecordInput struct {
 	// DiscoveryMethod Examples: search
 	DiscoveryMethod *string `json:"discovery_method,omitempty"`
 
-	// RawUrl The URL as found; an empty or unusable one is rejected, not fatal.
+	// RawUrl The URL as found (a U+0000 is kept as %00); an empty or unusable one is rejected, not fatal.
 	//
 	// Examples: https://www.mom.gov.sg/newsroom
 	RawUrl               string                 `json:"raw_url"`
@@ -2485,6 +2503,9 @@ type Seed struct {
 
 	// ProposedVersion A contract version a contract run proposed for this non-draft seed, pending; see /versions.
 	ProposedVersion *int64 `json:"proposed_version,omitempty"`
+
+	// ReviewReasons What a person should weigh before promoting the seed, derived from its contract whenever it is shown. A bulk promote by filter leaves out the drafts that have any; naming the seed (seed_ids, or POST /api/v1/seeds/promote) promotes it.
+	ReviewReasons *[]SeedReviewReason `json:"review_reasons,omitempty"`
 
 	// SeedId {domain_id}::{content_type}.
 	//
@@ -2557,7 +2578,7 @@ type SeedBulkRequest struct {
 	// DryRun Report what would change and change nothing.
 	DryRun *bool `json:"dry_run,omitempty"`
 
-	// Filter The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter.
+	// Filter The seeds the list would show with these filters (at most 10,000 matches). Exactly one of seed_ids and filter. A promote by filter leaves out the drafts that have review_reasons (skipped, counted in held_for_review): name them in seed_ids.
 	Filter *SeedBulkFilter `json:"filter,omitempty"`
 
 	// Reason Free text kept in each changed seed's history.
@@ -2578,18 +2599,20 @@ type SeedBulkRequestReasonCode string
 
 // SeedBulkResult defines model for SeedBulkResult.
 type SeedBulkResult struct {
-	Action  string            `json:"action"`
-	Changed *[]SeedBulkChange `json:"changed"`
-	DryRun  bool              `json:"dry_run"`
-	Matched int64             `json:"matched"`
-	Skipped *[]SeedBulkSkip   `json:"skipped"`
+	Action        string            `json:"action"`
+	Changed       *[]SeedBulkChange `json:"changed"`
+	DryRun        bool              `json:"dry_run"`
+	HeldForReview int64             `json:"held_for_review"`
+	Matched       int64             `json:"matched"`
+	Skipped       *[]SeedBulkSkip   `json:"skipped"`
 }
 
 // SeedBulkSkip defines model for SeedBulkSkip.
 type SeedBulkSkip struct {
-	Reason string  `json:"reason"`
-	SeedId string  `json:"seed_id"`
-	Status *string `json:"status,omitempty"`
+	Reason        string              `json:"reason"`
+	ReviewReasons *[]SeedReviewReason `json:"review_reasons,omitempty"`
+	SeedId        string              `json:"seed_id"`
+	Status        *string             `json:"status,omitempty"`
 }
 
 // SeedCandidate defines model for SeedCandidate.
@@ -2975,6 +2998,20 @@ type SeedRejectRequest struct {
 
 // SeedRejectRequestReasonCode Why, from the short list: not_relevant (not a source this partition wants), duplicate (another seed covers it), wrong_entry (no candidate is a good entry), low_quality, not_allowed (robots.txt, terms or a paywall), other (say why in reason).
 type SeedRejectRequestReasonCode string
+
+// SeedReviewReason defines model for SeedReviewReason.
+type SeedReviewReason struct {
+	// Code entry_off_domain: the entry is neither on the seed's registrable domain (or its www.) nor on a feed-hosting service (FeedBurner).
+	Code SeedReviewReasonCode `json:"code"`
+
+	// Message The case in words, naming both domains.
+	//
+	// Examples: its entry is on attacker-feeds.example, not on its domain mom.gov.sg
+	Message string `json:"message"`
+}
+
+// SeedReviewReasonCode entry_off_domain: the entry is neither on the seed's registrable domain (or its www.) nor on a feed-hosting service (FeedBurner).
+type SeedReviewReasonCode string
 
 // SeedSource defines model for SeedSource.
 type SeedSource struct {
@@ -4242,6 +4279,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4260,6 +4298,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4280,6 +4319,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4297,6 +4337,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4313,6 +4354,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4332,6 +4374,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4353,6 +4396,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4371,6 +4415,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4387,6 +4432,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4402,6 +4448,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4418,6 +4465,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4433,6 +4481,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4448,6 +4497,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4463,6 +4513,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4479,6 +4530,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4495,6 +4547,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4511,6 +4564,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4527,6 +4581,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4543,6 +4598,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4558,6 +4614,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4576,6 +4633,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4596,6 +4654,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4614,6 +4673,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4630,6 +4690,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4645,6 +4706,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4664,6 +4726,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4679,6 +4742,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4695,6 +4759,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4711,6 +4776,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4726,6 +4792,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4744,6 +4811,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4764,6 +4832,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4781,6 +4850,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4801,6 +4871,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the job is not a dead letter
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4819,6 +4890,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4839,6 +4911,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4859,6 +4932,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4879,6 +4953,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4896,6 +4971,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4915,6 +4991,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4930,6 +5007,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4948,6 +5026,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4968,6 +5047,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -4985,6 +5065,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5001,6 +5082,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5016,6 +5098,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5035,6 +5118,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5056,6 +5140,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5076,6 +5161,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5096,6 +5182,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5113,6 +5200,7 @@ type ClientInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5131,6 +5219,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5151,6 +5240,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5171,6 +5261,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5191,6 +5282,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5213,6 +5305,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5235,6 +5328,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5253,6 +5347,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5272,6 +5367,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5293,6 +5389,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5314,6 +5411,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5336,6 +5434,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5358,6 +5457,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5376,6 +5476,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5395,6 +5496,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5411,6 +5513,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5430,6 +5533,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5451,6 +5555,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5469,6 +5574,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5489,6 +5595,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5511,6 +5618,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5532,6 +5640,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5553,6 +5662,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5574,6 +5684,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5595,6 +5706,7 @@ type ClientInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5617,6 +5729,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5639,6 +5752,7 @@ type ClientInterface interface {
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5657,6 +5771,7 @@ type ClientInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5718,6 +5833,7 @@ func (c *Client) GetRoot(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5746,6 +5862,7 @@ func (c *Client) ListDatasets(ctx context.Context, params *ListDatasetsParams, r
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5776,6 +5893,7 @@ func (c *Client) SaveDatasetBodyWithBody(ctx context.Context, contentType string
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5803,6 +5921,7 @@ func (c *Client) SaveDatasetBody(ctx context.Context, body SaveDatasetBodyJSONRe
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5829,6 +5948,7 @@ func (c *Client) GetDatasetStats(ctx context.Context, reqEditors ...RequestEdito
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5858,6 +5978,7 @@ func (c *Client) ListDatasetChunks(ctx context.Context, country string, category
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5889,6 +6010,7 @@ func (c *Client) SaveDatasetWithBody(ctx context.Context, country string, catego
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5917,6 +6039,7 @@ func (c *Client) SaveDataset(ctx context.Context, country string, category strin
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5943,6 +6066,7 @@ func (c *Client) DeleteDatasetChunk(ctx context.Context, country string, categor
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5968,6 +6092,7 @@ func (c *Client) GetDatasetChunk(ctx context.Context, country string, category s
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -5994,6 +6119,7 @@ func (c *Client) ListDomains(ctx context.Context, params *ListDomainsParams, req
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6019,6 +6145,7 @@ func (c *Client) GetDomain(ctx context.Context, domainId string, reqEditors ...R
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6044,6 +6171,7 @@ func (c *Client) ListItems(ctx context.Context, params *ListItemsParams, reqEdit
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6069,6 +6197,7 @@ func (c *Client) ExportItems(ctx context.Context, params *ExportItemsParams, req
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6095,6 +6224,7 @@ func (c *Client) ListItemPartitions(ctx context.Context, params *ListItemPartiti
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6121,6 +6251,7 @@ func (c *Client) ListItemFiles(ctx context.Context, country string, category str
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6147,6 +6278,7 @@ func (c *Client) ListWarcFiles(ctx context.Context, country string, category str
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6173,6 +6305,7 @@ func (c *Client) GetItemFile(ctx context.Context, country string, category strin
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6199,6 +6332,7 @@ func (c *Client) GetItemPage(ctx context.Context, itemId int64, reqEditors ...Re
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6224,6 +6358,7 @@ func (c *Client) GetItemPageContent(ctx context.Context, itemId int64, reqEditor
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6252,6 +6387,7 @@ func (c *Client) ListKeys(ctx context.Context, params *ListKeysParams, reqEditor
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6282,6 +6418,7 @@ func (c *Client) CreateKeyWithBody(ctx context.Context, contentType string, body
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6310,6 +6447,7 @@ func (c *Client) CreateKey(ctx context.Context, body CreateKeyJSONRequestBody, r
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6336,6 +6474,7 @@ func (c *Client) RevokeKey(ctx context.Context, keyId string, reqEditors ...Requ
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6361,6 +6500,7 @@ func (c *Client) GetMetadataByCountry(ctx context.Context, country string, reqEd
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6390,6 +6530,7 @@ func (c *Client) GetMetadataSnapshot(ctx context.Context, reqEditors ...RequestE
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6415,6 +6556,7 @@ func (c *Client) SyncMetadata(ctx context.Context, reqEditors ...RequestEditorFn
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6441,6 +6583,7 @@ func (c *Client) ListMetadataTasks(ctx context.Context, params *ListMetadataTask
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6467,6 +6610,7 @@ func (c *Client) GetBatch(ctx context.Context, batchId string, reqEditors ...Req
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6492,6 +6636,7 @@ func (c *Client) ListBatchResults(ctx context.Context, batchId string, params *L
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6520,6 +6665,7 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6550,6 +6696,7 @@ func (c *Client) EnqueueContractWithBody(ctx context.Context, contentType string
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6577,6 +6724,7 @@ func (c *Client) EnqueueContract(ctx context.Context, body EnqueueContractJSONRe
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6607,6 +6755,7 @@ func (c *Client) ListDeadLetters(ctx context.Context, params *ListDeadLettersPar
 // - 409 `conflict`: the job is not a dead letter
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6635,6 +6784,7 @@ func (c *Client) RetryDeadLetter(ctx context.Context, id string, reqEditors ...R
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6665,6 +6815,7 @@ func (c *Client) EnqueueLivenessWithBody(ctx context.Context, contentType string
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6695,6 +6846,7 @@ func (c *Client) EnqueueLiveness(ctx context.Context, body EnqueueLivenessJSONRe
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6725,6 +6877,7 @@ func (c *Client) EnqueueResearchWithBody(ctx context.Context, contentType string
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6752,6 +6905,7 @@ func (c *Client) EnqueueResearch(ctx context.Context, body EnqueueResearchJSONRe
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6781,6 +6935,7 @@ func (c *Client) GetQueueStats(ctx context.Context, params *GetQueueStatsParams,
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6806,6 +6961,7 @@ func (c *Client) TriggerMetadataSync(ctx context.Context, reqEditors ...RequestE
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6834,6 +6990,7 @@ func (c *Client) ListResearch(ctx context.Context, params *ListResearchParams, r
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6864,6 +7021,7 @@ func (c *Client) CreateResearchWithBody(ctx context.Context, contentType string,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6891,6 +7049,7 @@ func (c *Client) CreateResearch(ctx context.Context, body CreateResearchJSONRequ
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6917,6 +7076,7 @@ func (c *Client) GetResearchIndex(ctx context.Context, reqEditors ...RequestEdit
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6942,6 +7102,7 @@ func (c *Client) GetResearchPartition(ctx context.Context, country string, categ
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -6971,6 +7132,7 @@ func (c *Client) ListSeeds(ctx context.Context, params *ListSeedsParams, reqEdit
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7002,6 +7164,7 @@ func (c *Client) CreateSeedWithBody(ctx context.Context, contentType string, bod
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7032,6 +7195,7 @@ func (c *Client) CreateSeed(ctx context.Context, body CreateSeedJSONRequestBody,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7062,6 +7226,7 @@ func (c *Client) BulkSeedActionWithBody(ctx context.Context, contentType string,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7089,6 +7254,7 @@ func (c *Client) BulkSeedAction(ctx context.Context, body BulkSeedActionJSONRequ
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7117,6 +7283,7 @@ func (c *Client) ExportSeeds(ctx context.Context, params *ExportSeedsParams, req
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7147,6 +7314,7 @@ func (c *Client) ImportSeedsWithBody(ctx context.Context, params *ImportSeedsPar
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7177,6 +7345,7 @@ func (c *Client) ImportSeedsWithTextBody(ctx context.Context, params *ImportSeed
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7207,6 +7376,7 @@ func (c *Client) OrchestrateSeedsWithBody(ctx context.Context, contentType strin
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7239,6 +7409,7 @@ func (c *Client) OrchestrateSeeds(ctx context.Context, body OrchestrateSeedsJSON
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7271,6 +7442,7 @@ func (c *Client) PromoteSeedWithBody(ctx context.Context, contentType string, bo
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7299,6 +7471,7 @@ func (c *Client) PromoteSeed(ctx context.Context, body PromoteSeedJSONRequestBod
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7328,6 +7501,7 @@ func (c *Client) GetSeed(ctx context.Context, seedId string, reqEditors ...Reque
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7359,6 +7533,7 @@ func (c *Client) UpdateSeedWithBody(ctx context.Context, seedId string, params *
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7390,6 +7565,7 @@ func (c *Client) UpdateSeed(ctx context.Context, seedId string, params *UpdateSe
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7422,6 +7598,7 @@ func (c *Client) UpdateSeedWithApplicationMergePatchPlusJSONBody(ctx context.Con
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7454,6 +7631,7 @@ func (c *Client) ArchiveSeedWithBody(ctx context.Context, seedId string, content
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7482,6 +7660,7 @@ func (c *Client) ArchiveSeed(ctx context.Context, seedId string, body ArchiveSee
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7511,6 +7690,7 @@ func (c *Client) ListSeedCandidates(ctx context.Context, seedId string, reqEdito
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7537,6 +7717,7 @@ func (c *Client) CheckSeed(ctx context.Context, seedId string, reqEditors ...Req
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7566,6 +7747,7 @@ func (c *Client) ListSeedChecks(ctx context.Context, seedId string, params *List
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7597,6 +7779,7 @@ func (c *Client) ChooseSeedCandidateWithBody(ctx context.Context, seedId string,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7625,6 +7808,7 @@ func (c *Client) ChooseSeedCandidate(ctx context.Context, seedId string, body Ch
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7655,6 +7839,7 @@ func (c *Client) GetSeedEvidence(ctx context.Context, seedId string, reqEditors 
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7687,6 +7872,7 @@ func (c *Client) ReactivateSeedWithBody(ctx context.Context, seedId string, cont
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7718,6 +7904,7 @@ func (c *Client) ReactivateSeed(ctx context.Context, seedId string, body Reactiv
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7749,6 +7936,7 @@ func (c *Client) RejectSeedWithBody(ctx context.Context, seedId string, contentT
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7780,6 +7968,7 @@ func (c *Client) RejectSeed(ctx context.Context, seedId string, body RejectSeedJ
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7811,6 +8000,7 @@ func (c *Client) ReopenSeedWithBody(ctx context.Context, seedId string, contentT
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7843,6 +8033,7 @@ func (c *Client) ReopenSeed(ctx context.Context, seedId string, body ReopenSeedJ
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7875,6 +8066,7 @@ func (c *Client) SuspendSeedWithBody(ctx context.Context, seedId string, content
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -7903,6 +8095,7 @@ func (c *Client) SuspendSeed(ctx context.Context, seedId string, body SuspendSee
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11790,6 +11983,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11810,6 +12004,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11830,6 +12025,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11847,6 +12043,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11865,6 +12062,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11886,6 +12084,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11907,6 +12106,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11925,6 +12125,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11943,6 +12144,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11960,6 +12162,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11978,6 +12181,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -11995,6 +12199,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12012,6 +12217,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12029,6 +12235,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12047,6 +12254,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12065,6 +12273,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12083,6 +12292,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12101,6 +12311,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12119,6 +12330,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12136,6 +12348,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12156,6 +12369,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12176,6 +12390,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12194,6 +12409,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12212,6 +12428,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12229,6 +12446,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12250,6 +12468,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12267,6 +12486,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12285,6 +12505,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12303,6 +12524,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12320,6 +12542,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12340,6 +12563,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12360,6 +12584,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12377,6 +12602,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12399,6 +12625,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the job is not a dead letter
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12419,6 +12646,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12439,6 +12667,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12459,6 +12688,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12479,6 +12709,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12496,6 +12727,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12517,6 +12749,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: no git remote is configured
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12534,6 +12767,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12554,6 +12788,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12574,6 +12809,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12591,6 +12827,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12609,6 +12846,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12626,6 +12864,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12647,6 +12886,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12668,6 +12908,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: a seed with this seed_id exists
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12688,6 +12929,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12708,6 +12950,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12725,6 +12968,7 @@ type ClientWithResponsesInterface interface {
 	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12745,6 +12989,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12765,6 +13010,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12785,6 +13031,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12805,6 +13052,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12827,6 +13075,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12849,6 +13098,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not a draft
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12867,6 +13117,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12888,6 +13139,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12909,6 +13161,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12930,6 +13183,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12952,6 +13206,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12974,6 +13229,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is archived already
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -12992,6 +13248,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13013,6 +13270,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13031,6 +13289,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13052,6 +13311,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13073,6 +13333,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13091,6 +13352,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13113,6 +13375,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13135,6 +13398,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not suspended
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13156,6 +13420,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13177,6 +13442,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13198,6 +13464,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13219,6 +13486,7 @@ type ClientWithResponsesInterface interface {
 	// - 408 `invalid`: the body did not arrive in time
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13241,6 +13509,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13263,6 +13532,7 @@ type ClientWithResponsesInterface interface {
 	// - 409 `conflict`: the seed is not active
 	// - 413 `too_large`: the body is over the limit
 	// - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13281,6 +13551,7 @@ type ClientWithResponsesInterface interface {
 	// - 401 `unauthorized`: no key, or an unknown or revoked one
 	// - 403 `forbidden`: the key's scope is too low
 	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -13389,6 +13660,8 @@ type ListDatasetsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -13421,6 +13694,11 @@ func (r ListDatasetsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListDatasetsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListDatasetsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -13504,6 +13782,8 @@ type SaveDatasetBodyResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -13553,6 +13833,11 @@ func (r SaveDatasetBodyResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SaveDatasetBodyResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r SaveDatasetBodyResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -13625,6 +13910,8 @@ type GetDatasetStatsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -13657,6 +13944,11 @@ func (r GetDatasetStatsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r GetDatasetStatsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetDatasetStatsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -13731,6 +14023,8 @@ type ListDatasetChunksResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -13768,6 +14062,11 @@ func (r ListDatasetChunksResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListDatasetChunksResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListDatasetChunksResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -13853,6 +14152,8 @@ type SaveDatasetResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -13907,6 +14208,11 @@ func (r SaveDatasetResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SaveDatasetResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r SaveDatasetResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -13979,6 +14285,8 @@ type DeleteDatasetChunkResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14011,6 +14319,11 @@ func (r DeleteDatasetChunkResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r DeleteDatasetChunkResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r DeleteDatasetChunkResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14092,6 +14405,8 @@ type GetDatasetChunkResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14131,6 +14446,11 @@ func (r GetDatasetChunkResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetDatasetChunkResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetDatasetChunkResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14203,6 +14523,8 @@ type ListDomainsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14235,6 +14557,11 @@ func (r ListDomainsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListDomainsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListDomainsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14309,6 +14636,8 @@ type GetDomainResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14346,6 +14675,11 @@ func (r GetDomainResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetDomainResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetDomainResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14418,6 +14752,8 @@ type ListItemsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14450,6 +14786,11 @@ func (r ListItemsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListItemsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListItemsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14527,6 +14868,8 @@ type ExportItemsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14556,6 +14899,11 @@ func (r ExportItemsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ExportItemsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ExportItemsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14628,6 +14976,8 @@ type ListItemPartitionsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14660,6 +15010,11 @@ func (r ListItemPartitionsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListItemPartitionsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListItemPartitionsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14734,6 +15089,8 @@ type ListItemFilesResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14771,6 +15128,11 @@ func (r ListItemFilesResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListItemFilesResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListItemFilesResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14845,6 +15207,8 @@ type ListWarcFilesResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14882,6 +15246,11 @@ func (r ListWarcFilesResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListWarcFilesResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListWarcFilesResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -14961,6 +15330,8 @@ type GetItemFileResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -14995,6 +15366,11 @@ func (r GetItemFileResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetItemFileResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetItemFileResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15069,6 +15445,8 @@ type GetItemPageResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15106,6 +15484,11 @@ func (r GetItemPageResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetItemPageResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetItemPageResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15160,6 +15543,7 @@ func (r GetItemPageResponse) ContentType() string {
 // GetItemPageContentResponse200Headers the declared response headers of an HTTP 200 response for GetItemPageContent
 type GetItemPageContentResponse200Headers struct {
 	ContentType *string
+	XPageStatus *int64
 	XWARCFile   *string
 	XWARCOffset *int64
 }
@@ -15185,6 +15569,8 @@ type GetItemPageContentResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15219,6 +15605,11 @@ func (r GetItemPageContentResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetItemPageContentResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetItemPageContentResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15291,6 +15682,8 @@ type ListKeysResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15323,6 +15716,11 @@ func (r ListKeysResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListKeysResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListKeysResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15401,6 +15799,8 @@ type CreateKeyResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15448,6 +15848,11 @@ func (r CreateKeyResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreateKeyResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r CreateKeyResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15522,6 +15927,8 @@ type RevokeKeyResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15559,6 +15966,11 @@ func (r RevokeKeyResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r RevokeKeyResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r RevokeKeyResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15633,6 +16045,8 @@ type GetMetadataByCountryResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15670,6 +16084,11 @@ func (r GetMetadataByCountryResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetMetadataByCountryResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetMetadataByCountryResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15742,6 +16161,8 @@ type GetMetadataSnapshotResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15774,6 +16195,11 @@ func (r GetMetadataSnapshotResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r GetMetadataSnapshotResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetMetadataSnapshotResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15859,6 +16285,8 @@ type SyncMetadataResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -15913,6 +16341,11 @@ func (r SyncMetadataResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SyncMetadataResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r SyncMetadataResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -15985,6 +16418,8 @@ type ListMetadataTasksResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16017,6 +16452,11 @@ func (r ListMetadataTasksResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListMetadataTasksResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListMetadataTasksResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16091,6 +16531,8 @@ type GetBatchResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16128,6 +16570,11 @@ func (r GetBatchResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetBatchResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetBatchResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16202,6 +16649,8 @@ type ListBatchResultsResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16239,6 +16688,11 @@ func (r ListBatchResultsResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListBatchResultsResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListBatchResultsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16311,6 +16765,8 @@ type ListBatchesResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16343,6 +16799,11 @@ func (r ListBatchesResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListBatchesResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListBatchesResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16426,6 +16887,8 @@ type EnqueueContractResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16475,6 +16938,11 @@ func (r EnqueueContractResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r EnqueueContractResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r EnqueueContractResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16547,6 +17015,8 @@ type ListDeadLettersResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16579,6 +17049,11 @@ func (r ListDeadLettersResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListDeadLettersResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListDeadLettersResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16661,6 +17136,8 @@ type RetryDeadLetterResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16718,6 +17195,11 @@ func (r RetryDeadLetterResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r RetryDeadLetterResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r RetryDeadLetterResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16801,6 +17283,8 @@ type EnqueueLivenessResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16850,6 +17334,11 @@ func (r EnqueueLivenessResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r EnqueueLivenessResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r EnqueueLivenessResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -16933,6 +17422,8 @@ type EnqueueResearchResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -16982,6 +17473,11 @@ func (r EnqueueResearchResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r EnqueueResearchResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r EnqueueResearchResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17054,6 +17550,8 @@ type GetQueueStatsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17086,6 +17584,11 @@ func (r GetQueueStatsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r GetQueueStatsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetQueueStatsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17171,6 +17674,8 @@ type TriggerMetadataSyncResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17225,6 +17730,11 @@ func (r TriggerMetadataSyncResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r TriggerMetadataSyncResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r TriggerMetadataSyncResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17297,6 +17807,8 @@ type ListResearchResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17329,6 +17841,11 @@ func (r ListResearchResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListResearchResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListResearchResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17414,6 +17931,8 @@ type CreateResearchResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17468,6 +17987,11 @@ func (r CreateResearchResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreateResearchResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r CreateResearchResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17540,6 +18064,8 @@ type GetResearchIndexResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17572,6 +18098,11 @@ func (r GetResearchIndexResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r GetResearchIndexResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetResearchIndexResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17646,6 +18177,8 @@ type GetResearchPartitionResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17683,6 +18216,11 @@ func (r GetResearchPartitionResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetResearchPartitionResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetResearchPartitionResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17755,6 +18293,8 @@ type ListSeedsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17787,6 +18327,11 @@ func (r ListSeedsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ListSeedsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListSeedsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -17872,6 +18417,8 @@ type CreateSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -17926,6 +18473,11 @@ func (r CreateSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CreateSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r CreateSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18004,6 +18556,8 @@ type BulkSeedActionResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18051,6 +18605,11 @@ func (r BulkSeedActionResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r BulkSeedActionResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r BulkSeedActionResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18129,6 +18688,8 @@ type ExportSeedsResponse struct {
 	ApplicationproblemJSON401 *Problem
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18158,6 +18719,11 @@ func (r ExportSeedsResponse) GetApplicationproblemJSON401() *Problem {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r ExportSeedsResponse) GetApplicationproblemJSON403() *Problem {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ExportSeedsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18241,6 +18807,8 @@ type ImportSeedsResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18290,6 +18858,11 @@ func (r ImportSeedsResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r ImportSeedsResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ImportSeedsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18373,6 +18946,8 @@ type OrchestrateSeedsResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18422,6 +18997,11 @@ func (r OrchestrateSeedsResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r OrchestrateSeedsResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r OrchestrateSeedsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18504,6 +19084,8 @@ type PromoteSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18561,6 +19143,11 @@ func (r PromoteSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r PromoteSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r PromoteSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18635,6 +19222,8 @@ type GetSeedResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18672,6 +19261,11 @@ func (r GetSeedResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetSeedResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18752,6 +19346,8 @@ type UpdateSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18804,6 +19400,11 @@ func (r UpdateSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r UpdateSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r UpdateSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18886,6 +19487,8 @@ type ArchiveSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18943,6 +19546,11 @@ func (r ArchiveSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r ArchiveSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ArchiveSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19017,6 +19625,8 @@ type ListSeedCandidatesResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19054,6 +19664,11 @@ func (r ListSeedCandidatesResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListSeedCandidatesResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListSeedCandidatesResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19134,6 +19749,8 @@ type CheckSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19186,6 +19803,11 @@ func (r CheckSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r CheckSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r CheckSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19260,6 +19882,8 @@ type ListSeedChecksResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19297,6 +19921,11 @@ func (r ListSeedChecksResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListSeedChecksResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListSeedChecksResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19377,6 +20006,8 @@ type ChooseSeedCandidateResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19429,6 +20060,11 @@ func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ChooseSeedCandidateResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19510,6 +20146,8 @@ type GetSeedEvidenceResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19549,6 +20187,11 @@ func (r GetSeedEvidenceResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetSeedEvidenceResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetSeedEvidenceResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19631,6 +20274,8 @@ type ReactivateSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19688,6 +20333,11 @@ func (r ReactivateSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r ReactivateSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ReactivateSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19768,6 +20418,8 @@ type RejectSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19820,6 +20472,11 @@ func (r RejectSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r RejectSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r RejectSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -19900,6 +20557,8 @@ type ReopenSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -19952,6 +20611,11 @@ func (r ReopenSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r ReopenSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ReopenSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -20034,6 +20698,8 @@ type SuspendSeedResponse struct {
 	ApplicationproblemJSON413 *Problem
 	// ApplicationproblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationproblemJSON415 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -20091,6 +20757,11 @@ func (r SuspendSeedResponse) GetApplicationproblemJSON413() *Problem {
 // GetApplicationproblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
 func (r SuspendSeedResponse) GetApplicationproblemJSON415() *Problem {
 	return r.ApplicationproblemJSON415
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r SuspendSeedResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -20165,6 +20836,8 @@ type ListSeedVersionsResponse struct {
 	ApplicationproblemJSON403 *Problem
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
 	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationproblemJSON422 *Problem
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -20202,6 +20875,11 @@ func (r ListSeedVersionsResponse) GetApplicationproblemJSON403() *Problem {
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r ListSeedVersionsResponse) GetApplicationproblemJSON404() *Problem {
 	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListSeedVersionsResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
 }
 
 // GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -20447,6 +21125,7 @@ func (c *ClientWithResponses) GetRootWithResponse(ctx context.Context, reqEditor
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20473,6 +21152,7 @@ func (c *ClientWithResponses) ListDatasetsWithResponse(ctx context.Context, para
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20499,6 +21179,7 @@ func (c *ClientWithResponses) SaveDatasetBodyWithBodyWithResponse(ctx context.Co
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20522,6 +21203,7 @@ func (c *ClientWithResponses) SaveDatasetBodyWithResponse(ctx context.Context, b
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20546,6 +21228,7 @@ func (c *ClientWithResponses) GetDatasetStatsWithResponse(ctx context.Context, r
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20573,6 +21256,7 @@ func (c *ClientWithResponses) ListDatasetChunksWithResponse(ctx context.Context,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20600,6 +21284,7 @@ func (c *ClientWithResponses) SaveDatasetWithBodyWithResponse(ctx context.Contex
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20624,6 +21309,7 @@ func (c *ClientWithResponses) SaveDatasetWithResponse(ctx context.Context, count
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20648,6 +21334,7 @@ func (c *ClientWithResponses) DeleteDatasetChunkWithResponse(ctx context.Context
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20671,6 +21358,7 @@ func (c *ClientWithResponses) GetDatasetChunkWithResponse(ctx context.Context, c
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20695,6 +21383,7 @@ func (c *ClientWithResponses) ListDomainsWithResponse(ctx context.Context, param
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20718,6 +21407,7 @@ func (c *ClientWithResponses) GetDomainWithResponse(ctx context.Context, domainI
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20741,6 +21431,7 @@ func (c *ClientWithResponses) ListItemsWithResponse(ctx context.Context, params 
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20764,6 +21455,7 @@ func (c *ClientWithResponses) ExportItemsWithResponse(ctx context.Context, param
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20788,6 +21480,7 @@ func (c *ClientWithResponses) ListItemPartitionsWithResponse(ctx context.Context
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20812,6 +21505,7 @@ func (c *ClientWithResponses) ListItemFilesWithResponse(ctx context.Context, cou
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20836,6 +21530,7 @@ func (c *ClientWithResponses) ListWarcFilesWithResponse(ctx context.Context, cou
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20860,6 +21555,7 @@ func (c *ClientWithResponses) GetItemFileWithResponse(ctx context.Context, count
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20884,6 +21580,7 @@ func (c *ClientWithResponses) GetItemPageWithResponse(ctx context.Context, itemI
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20907,6 +21604,7 @@ func (c *ClientWithResponses) GetItemPageContentWithResponse(ctx context.Context
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20933,6 +21631,7 @@ func (c *ClientWithResponses) ListKeysWithResponse(ctx context.Context, params *
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20959,6 +21658,7 @@ func (c *ClientWithResponses) CreateKeyWithBodyWithResponse(ctx context.Context,
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -20983,6 +21683,7 @@ func (c *ClientWithResponses) CreateKeyWithResponse(ctx context.Context, body Cr
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21007,6 +21708,7 @@ func (c *ClientWithResponses) RevokeKeyWithResponse(ctx context.Context, keyId s
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21030,6 +21732,7 @@ func (c *ClientWithResponses) GetMetadataByCountryWithResponse(ctx context.Conte
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21057,6 +21760,7 @@ func (c *ClientWithResponses) GetMetadataSnapshotWithResponse(ctx context.Contex
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21080,6 +21784,7 @@ func (c *ClientWithResponses) SyncMetadataWithResponse(ctx context.Context, reqE
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21104,6 +21809,7 @@ func (c *ClientWithResponses) ListMetadataTasksWithResponse(ctx context.Context,
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21128,6 +21834,7 @@ func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, batchId 
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21151,6 +21858,7 @@ func (c *ClientWithResponses) ListBatchResultsWithResponse(ctx context.Context, 
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21177,6 +21885,7 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21203,6 +21912,7 @@ func (c *ClientWithResponses) EnqueueContractWithBodyWithResponse(ctx context.Co
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21226,6 +21936,7 @@ func (c *ClientWithResponses) EnqueueContractWithResponse(ctx context.Context, b
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21254,6 +21965,7 @@ func (c *ClientWithResponses) ListDeadLettersWithResponse(ctx context.Context, p
 // - 409 `conflict`: the job is not a dead letter
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21280,6 +21992,7 @@ func (c *ClientWithResponses) RetryDeadLetterWithResponse(ctx context.Context, i
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21306,6 +22019,7 @@ func (c *ClientWithResponses) EnqueueLivenessWithBodyWithResponse(ctx context.Co
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21332,6 +22046,7 @@ func (c *ClientWithResponses) EnqueueLivenessWithResponse(ctx context.Context, b
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21358,6 +22073,7 @@ func (c *ClientWithResponses) EnqueueResearchWithBodyWithResponse(ctx context.Co
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21381,6 +22097,7 @@ func (c *ClientWithResponses) EnqueueResearchWithResponse(ctx context.Context, b
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21408,6 +22125,7 @@ func (c *ClientWithResponses) GetQueueStatsWithResponse(ctx context.Context, par
 // - 409 `conflict`: no git remote is configured
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21431,6 +22149,7 @@ func (c *ClientWithResponses) TriggerMetadataSyncWithResponse(ctx context.Contex
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21457,6 +22176,7 @@ func (c *ClientWithResponses) ListResearchWithResponse(ctx context.Context, para
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21483,6 +22203,7 @@ func (c *ClientWithResponses) CreateResearchWithBodyWithResponse(ctx context.Con
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21506,6 +22227,7 @@ func (c *ClientWithResponses) CreateResearchWithResponse(ctx context.Context, bo
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21530,6 +22252,7 @@ func (c *ClientWithResponses) GetResearchIndexWithResponse(ctx context.Context, 
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21553,6 +22276,7 @@ func (c *ClientWithResponses) GetResearchPartitionWithResponse(ctx context.Conte
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21580,6 +22304,7 @@ func (c *ClientWithResponses) ListSeedsWithResponse(ctx context.Context, params 
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21607,6 +22332,7 @@ func (c *ClientWithResponses) CreateSeedWithBodyWithResponse(ctx context.Context
 // - 409 `conflict`: a seed with this seed_id exists
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21633,6 +22359,7 @@ func (c *ClientWithResponses) CreateSeedWithResponse(ctx context.Context, body C
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21659,6 +22386,7 @@ func (c *ClientWithResponses) BulkSeedActionWithBodyWithResponse(ctx context.Con
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21682,6 +22410,7 @@ func (c *ClientWithResponses) BulkSeedActionWithResponse(ctx context.Context, bo
 // - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21708,6 +22437,7 @@ func (c *ClientWithResponses) ExportSeedsWithResponse(ctx context.Context, param
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21734,6 +22464,7 @@ func (c *ClientWithResponses) ImportSeedsWithBodyWithResponse(ctx context.Contex
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21760,6 +22491,7 @@ func (c *ClientWithResponses) ImportSeedsWithTextBodyWithResponse(ctx context.Co
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21786,6 +22518,7 @@ func (c *ClientWithResponses) OrchestrateSeedsWithBodyWithResponse(ctx context.C
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21814,6 +22547,7 @@ func (c *ClientWithResponses) OrchestrateSeedsWithResponse(ctx context.Context, 
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21842,6 +22576,7 @@ func (c *ClientWithResponses) PromoteSeedWithBodyWithResponse(ctx context.Contex
 // - 409 `conflict`: the seed is not a draft
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21866,6 +22601,7 @@ func (c *ClientWithResponses) PromoteSeedWithResponse(ctx context.Context, body 
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21893,6 +22629,7 @@ func (c *ClientWithResponses) GetSeedWithResponse(ctx context.Context, seedId st
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21920,6 +22657,7 @@ func (c *ClientWithResponses) UpdateSeedWithBodyWithResponse(ctx context.Context
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21947,6 +22685,7 @@ func (c *ClientWithResponses) UpdateSeedWithResponse(ctx context.Context, seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -21975,6 +22714,7 @@ func (c *ClientWithResponses) UpdateSeedWithApplicationMergePatchPlusJSONBodyWit
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22003,6 +22743,7 @@ func (c *ClientWithResponses) ArchiveSeedWithBodyWithResponse(ctx context.Contex
 // - 409 `conflict`: the seed is archived already
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22027,6 +22768,7 @@ func (c *ClientWithResponses) ArchiveSeedWithResponse(ctx context.Context, seedI
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22054,6 +22796,7 @@ func (c *ClientWithResponses) ListSeedCandidatesWithResponse(ctx context.Context
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22078,6 +22821,7 @@ func (c *ClientWithResponses) CheckSeedWithResponse(ctx context.Context, seedId 
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22105,6 +22849,7 @@ func (c *ClientWithResponses) ListSeedChecksWithResponse(ctx context.Context, se
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22132,6 +22877,7 @@ func (c *ClientWithResponses) ChooseSeedCandidateWithBodyWithResponse(ctx contex
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22156,6 +22902,7 @@ func (c *ClientWithResponses) ChooseSeedCandidateWithResponse(ctx context.Contex
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22184,6 +22931,7 @@ func (c *ClientWithResponses) GetSeedEvidenceWithResponse(ctx context.Context, s
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22212,6 +22960,7 @@ func (c *ClientWithResponses) ReactivateSeedWithBodyWithResponse(ctx context.Con
 // - 409 `conflict`: the seed is not suspended
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22239,6 +22988,7 @@ func (c *ClientWithResponses) ReactivateSeedWithResponse(ctx context.Context, se
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22266,6 +23016,7 @@ func (c *ClientWithResponses) RejectSeedWithBodyWithResponse(ctx context.Context
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22293,6 +23044,7 @@ func (c *ClientWithResponses) RejectSeedWithResponse(ctx context.Context, seedId
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22320,6 +23072,7 @@ func (c *ClientWithResponses) ReopenSeedWithBodyWithResponse(ctx context.Context
 // - 408 `invalid`: the body did not arrive in time
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22348,6 +23101,7 @@ func (c *ClientWithResponses) ReopenSeedWithResponse(ctx context.Context, seedId
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22376,6 +23130,7 @@ func (c *ClientWithResponses) SuspendSeedWithBodyWithResponse(ctx context.Contex
 // - 409 `conflict`: the seed is not active
 // - 413 `too_large`: the body is over the limit
 // - 415 `invalid`: a body without one JSON Content-Type in UTF-8
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22400,6 +23155,7 @@ func (c *ClientWithResponses) SuspendSeedWithResponse(ctx context.Context, seedI
 // - 401 `unauthorized`: no key, or an unknown or revoked one
 // - 403 `forbidden`: the key's scope is too low
 // - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
 // - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
 // - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
 // - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
@@ -22543,6 +23299,13 @@ func ParseListDatasetsResponse(rsp *http.Response) (*ListDatasetsResponse, error
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22662,6 +23425,13 @@ func ParseSaveDatasetBodyResponse(rsp *http.Response) (*SaveDatasetBodyResponse,
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22770,6 +23540,13 @@ func ParseGetDatasetStatsResponse(rsp *http.Response) (*GetDatasetStatsResponse,
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22874,6 +23651,13 @@ func ParseListDatasetChunksResponse(rsp *http.Response) (*ListDatasetChunksRespo
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -23001,6 +23785,13 @@ func ParseSaveDatasetResponse(rsp *http.Response) (*SaveDatasetResponse, error) 
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23112,6 +23903,13 @@ func ParseDeleteDatasetChunkResponse(rsp *http.Response) (*DeleteDatasetChunkRes
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23216,6 +24014,13 @@ func ParseGetDatasetChunkResponse(rsp *http.Response) (*GetDatasetChunkResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -23339,6 +24144,13 @@ func ParseListDomainsResponse(rsp *http.Response) (*ListDomainsResponse, error) 
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23444,6 +24256,13 @@ func ParseGetDomainResponse(rsp *http.Response) (*GetDomainResponse, error) {
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23542,6 +24361,13 @@ func ParseListItemsResponse(rsp *http.Response) (*ListItemsResponse, error) {
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23632,6 +24458,13 @@ func ParseExportItemsResponse(rsp *http.Response) (*ExportItemsResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -23755,6 +24588,13 @@ func ParseListItemPartitionsResponse(rsp *http.Response) (*ListItemPartitionsRes
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23859,6 +24699,13 @@ func ParseListItemFilesResponse(rsp *http.Response) (*ListItemFilesResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -23965,6 +24812,13 @@ func ParseListWarcFilesResponse(rsp *http.Response) (*ListWarcFilesResponse, err
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24062,6 +24916,13 @@ func ParseGetItemFileResponse(rsp *http.Response) (*GetItemFileResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -24192,6 +25053,13 @@ func ParseGetItemPageResponse(rsp *http.Response) (*GetItemPageResponse, error) 
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24290,6 +25158,13 @@ func ParseGetItemPageContentResponse(rsp *http.Response) (*GetItemPageContentRes
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24329,6 +25204,13 @@ func ParseGetItemPageContentResponse(rsp *http.Response) (*GetItemPageContentRes
 				return nil, err
 			}
 			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("X-Page-Status"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Page-Status", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XPageStatus = &value
 		}
 		if values := rsp.Header.Values("X-WARC-File"); len(values) > 0 {
 			var value string
@@ -24411,6 +25293,13 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -24531,6 +25420,13 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24635,6 +25531,13 @@ func ParseRevokeKeyResponse(rsp *http.Response) (*RevokeKeyResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -24741,6 +25644,13 @@ func ParseGetMetadataByCountryResponse(rsp *http.Response) (*GetMetadataByCountr
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24838,6 +25748,13 @@ func ParseGetMetadataSnapshotResponse(rsp *http.Response) (*GetMetadataSnapshotR
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -24965,6 +25882,13 @@ func ParseSyncMetadataResponse(rsp *http.Response) (*SyncMetadataResponse, error
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25073,6 +25997,13 @@ func ParseListMetadataTasksResponse(rsp *http.Response) (*ListMetadataTasksRespo
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25177,6 +26108,13 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -25283,6 +26221,13 @@ func ParseListBatchResultsResponse(rsp *http.Response) (*ListBatchResultsRespons
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25380,6 +26325,13 @@ func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -25500,6 +26452,13 @@ func ParseEnqueueContractResponse(rsp *http.Response) (*EnqueueContractResponse,
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25607,6 +26566,13 @@ func ParseListDeadLettersResponse(rsp *http.Response) (*ListDeadLettersResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -25741,6 +26707,13 @@ func ParseRetryDeadLetterResponse(rsp *http.Response) (*RetryDeadLetterResponse,
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25859,6 +26832,13 @@ func ParseEnqueueLivenessResponse(rsp *http.Response) (*EnqueueLivenessResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -25989,6 +26969,13 @@ func ParseEnqueueResearchResponse(rsp *http.Response) (*EnqueueResearchResponse,
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26096,6 +27083,13 @@ func ParseGetQueueStatsResponse(rsp *http.Response) (*GetQueueStatsResponse, err
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -26223,6 +27217,13 @@ func ParseTriggerMetadataSyncResponse(rsp *http.Response) (*TriggerMetadataSyncR
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26330,6 +27331,13 @@ func ParseListResearchResponse(rsp *http.Response) (*ListResearchResponse, error
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -26457,6 +27465,13 @@ func ParseCreateResearchResponse(rsp *http.Response) (*CreateResearchResponse, e
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26565,6 +27580,13 @@ func ParseGetResearchIndexResponse(rsp *http.Response) (*GetResearchIndexRespons
 		}
 		response.ApplicationproblemJSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26670,6 +27692,13 @@ func ParseGetResearchPartitionResponse(rsp *http.Response) (*GetResearchPartitio
 		}
 		response.ApplicationproblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26767,6 +27796,13 @@ func ParseListSeedsResponse(rsp *http.Response) (*ListSeedsResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -26893,6 +27929,13 @@ func ParseCreateSeedResponse(rsp *http.Response) (*CreateSeedResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -27023,6 +28066,13 @@ func ParseBulkSeedActionResponse(rsp *http.Response) (*BulkSeedActionResponse, e
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27113,6 +28163,13 @@ func ParseExportSeedsResponse(rsp *http.Response) (*ExportSeedsResponse, error) 
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -27264,6 +28321,13 @@ func ParseImportSeedsResponse(rsp *http.Response) (*ImportSeedsResponse, error) 
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27392,6 +28456,13 @@ func ParseOrchestrateSeedsResponse(rsp *http.Response) (*OrchestrateSeedsRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -27536,6 +28607,13 @@ func ParsePromoteSeedResponse(rsp *http.Response) (*PromoteSeedResponse, error) 
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27640,6 +28718,13 @@ func ParseGetSeedResponse(rsp *http.Response) (*GetSeedResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -27766,6 +28851,13 @@ func ParseUpdateSeedResponse(rsp *http.Response) (*UpdateSeedResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -27900,6 +28992,13 @@ func ParseArchiveSeedResponse(rsp *http.Response) (*ArchiveSeedResponse, error) 
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28004,6 +29103,13 @@ func ParseListSeedCandidatesResponse(rsp *http.Response) (*ListSeedCandidatesRes
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -28131,6 +29237,13 @@ func ParseCheckSeedResponse(rsp *http.Response) (*CheckSeedResponse, error) {
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28235,6 +29348,13 @@ func ParseListSeedChecksResponse(rsp *http.Response) (*ListSeedChecksResponse, e
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -28362,6 +29482,13 @@ func ParseChooseSeedCandidateResponse(rsp *http.Response) (*ChooseSeedCandidateR
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28466,6 +29593,13 @@ func ParseGetSeedEvidenceResponse(rsp *http.Response) (*GetSeedEvidenceResponse,
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -28624,6 +29758,13 @@ func ParseReactivateSeedResponse(rsp *http.Response) (*ReactivateSeedResponse, e
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28750,6 +29891,13 @@ func ParseRejectSeedResponse(rsp *http.Response) (*RejectSeedResponse, error) {
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28875,6 +30023,13 @@ func ParseReopenSeedResponse(rsp *http.Response) (*ReopenSeedResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
@@ -29009,6 +30164,13 @@ func ParseSuspendSeedResponse(rsp *http.Response) (*SuspendSeedResponse, error) 
 		}
 		response.ApplicationproblemJSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29113,6 +30275,13 @@ func ParseListSeedVersionsResponse(rsp *http.Response) (*ListSeedVersionsRespons
 			return nil, err
 		}
 		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest Problem

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/fetch"
+	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/metasync"
 )
 
@@ -49,6 +50,8 @@ type Config struct {
 	RateBurst       int
 	TrustedProxies  listFlag
 	trustedProxies  []netip.Prefix // TrustedProxies parsed by finish
+	AllowedHosts    listFlag
+	allowedHosts    []string // AllowedHosts checked by finish
 
 	// Queue.
 	Workers         int
@@ -103,6 +106,8 @@ type Config struct {
 	ContractMaxRequests  int
 	ContractDeadline     time.Duration
 	allowNetworks        []netip.Prefix // AllowPrivateNetworks parsed by finish
+	AllowPorts           listFlag
+	allowPorts           []int // AllowPorts parsed by finish
 
 	flags   *flag.FlagSet   // the parsed flags, pointing at the fields above
 	secrets map[string]bool // flag names whose values are redacted
@@ -171,6 +176,9 @@ var settings = []setting{
 	}},
 	{name: "trusted-proxies", usage: "CIDRs of the reverse proxies in front of serve: their X-Forwarded-For and X-Forwarded-Proto are believed (client address, HTTPS for the console's cookies), and API keys are then always required; repeatable or comma-separated", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Var(&c.TrustedProxies, n, u)
+	}},
+	{name: "allowed-hosts", usage: "host names (or addresses, *.example.org, or * for any) the API answers for besides loopback names: without keys only loopback names and these are answered (against DNS rebinding), with keys these when set; other names get 421; repeatable or comma-separated", group: groupServer, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Var(&c.AllowedHosts, n, u)
 	}},
 	{name: "shutdown-timeout", usage: "how long to wait for requests and in-flight jobs on SIGINT/SIGTERM", group: groupServer | groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.ShutdownTimeout, n, 30*time.Second, u)
@@ -262,6 +270,9 @@ var settings = []setting{
 	stringSetting("extra-ca-file", "", "PEM file of CA certificates trusted for outbound TLS besides the system roots", groupFetch, func(c *Config) *string { return &c.ExtraCAFile }),
 	{name: "allow-private-networks", usage: "CIDRs of private or special networks outbound fetches may reach (refused by default); repeatable or comma-separated", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Var(&c.AllowPrivateNetworks, n, u)
+	}},
+	{name: "allow-ports", usage: "ports outbound fetches may reach besides 80, 443 and the port of the URL asked for (a redirect or an article link to any other is refused); repeatable or comma-separated", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.Var(&c.AllowPorts, n, u)
 	}},
 	stringSetting("user-agent-contact", fetch.DefaultUserAgentContact, "contact URL in the User-Agent: seedengine/<version> (+<contact>)", groupFetch, func(c *Config) *string { return &c.UserAgentContact }),
 	{name: "fetch-concurrency", usage: "outbound requests in flight at once, over all hosts", group: groupFetch, define: func(fs *flag.FlagSet, c *Config, n, u string) {
@@ -479,6 +490,14 @@ func (c *Config) finish(groups settingGroup) error {
 			}
 			c.trustedProxies = append(c.trustedProxies, p.Masked())
 		}
+		c.allowedHosts = nil
+		for _, h := range c.AllowedHosts {
+			name, err := httpapi.ValidAllowedHost(h)
+			if err != nil {
+				return fmt.Errorf("--allowed-hosts: %s", seedengine.ErrorMessage(err))
+			}
+			c.allowedHosts = append(c.allowedHosts, name)
+		}
 	}
 	if groups&groupOps != 0 && c.MetricsAddr != "" {
 		if _, port, err := net.SplitHostPort(c.MetricsAddr); err != nil {
@@ -614,6 +633,14 @@ func (c *Config) finishFetch() error {
 		}
 		c.allowNetworks = append(c.allowNetworks, p.Masked())
 	}
+	c.allowPorts = nil
+	for _, p := range c.AllowPorts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("--allow-ports: %q is not a port from 1 to 65535", p)
+		}
+		c.allowPorts = append(c.allowPorts, n)
+	}
 	if u, err := url.Parse(c.UserAgentContact); err != nil || (u.Scheme != "https" && u.Scheme != "http" && u.Scheme != "mailto") || (u.Host == "" && u.Opaque == "") {
 		return fmt.Errorf("--user-agent-contact: %q must be an absolute http(s) or mailto URL", c.UserAgentContact)
 	}
@@ -650,6 +677,7 @@ func (c *Config) fetchConfig(log *slog.Logger) fetch.Config {
 		ConnectTo:        c.ConnectTo,
 		ExtraCAFile:      c.ExtraCAFile,
 		AllowNetworks:    c.allowNetworks,
+		AllowPorts:       c.allowPorts,
 		Logger:           log,
 	}
 }

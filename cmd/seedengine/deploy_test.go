@@ -142,6 +142,16 @@ func TestAPIOnlyServe(t *testing.T) {
 		require.Equal(t, http.StatusNotFound, w.do(t, "GET", path, "", nil).status, path)
 	}
 	require.Equal(t, 0, w.stop(t))
+	for _, l := range w.logLines() {
+		require.NotEqual(t, "metrics_open", l["event"], "a loopback metrics address is not open")
+	}
+
+	// On an address others can reach, the worker says its open routes
+	// are open, as serve does of an API without keys.
+	open := launch(t, "worker", "--data-dir", dir, "--log-format", "json", "--database-url", db, "--metrics-addr", "0.0.0.0:0", "--workers", "1")
+	open.waitEvent(t, "metrics_open", 30*time.Second)
+	open.waitEvent(t, "worker_started", 30*time.Second)
+	require.Equal(t, 0, open.stop(t))
 }
 
 // An object store that answers but refuses (here: no such bucket) stops

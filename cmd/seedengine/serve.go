@@ -323,6 +323,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 			// Revoking the last key must not open a server that others can reach.
 			RequireKeys:    !isLoopbackAddr(c.Addr) || len(c.trustedProxies) > 0,
 			TrustedProxies: c.trustedProxies,
+			AllowedHosts:   c.allowedHosts,
 		}, func() httpapi.Deps {
 			d := a.Deps()
 			d.Console = consoleHandler
@@ -357,8 +358,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		// nothing else.
 		deps := a.Deps()
 		deps.Collectors = append(deps.Collectors, fc.Collector())
+		// Any Host: these routes hold counts and health, which a
+		// Prometheus server scrapes by whatever name it knows the
+		// worker under; there is no API behind them to rebind to.
 		api := httpapi.New(httpapi.Config{Logger: log, Version: version(), Commit: commit(), GoVersion: runtime.Version(),
-			Environment: c.Environment}, deps)
+			Environment: c.Environment, AllowedHosts: []string{"*"}}, deps)
 		ops := http.NewServeMux()
 		for _, p := range []string{"GET /metrics", "GET /health/live", "GET /health/ready"} {
 			ops.Handle(p, api.Handler())
@@ -366,6 +370,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ln, err = net.Listen("tcp", c.MetricsAddr)
 		if err != nil {
 			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		if !isLoopbackAddr(c.MetricsAddr) {
+			// Open routes, as on serve: no key is asked for.
+			log.Warn("metrics and health are served without keys to anyone who can reach this address",
+				"event", "metrics_open", "addr", ln.Addr().String())
 		}
 		srv = &http.Server{
 			Handler:           ops,

@@ -226,6 +226,13 @@ func (b *Browser) watch(t *testing.T, tab context.Context) {
 	}
 }
 
+// Requests are the URLs every tab asked for so far, in order.
+func (b *Browser) Requests() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.requests)
+}
+
 // Screenshot saves the tab's viewport as name.png in the artefact
 // directory and returns the PNG.
 func (b *Browser) Screenshot(t *testing.T, ctx context.Context, name string) []byte {

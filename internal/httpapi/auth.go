@@ -108,7 +108,10 @@ func (s *Server) authDependencyProblem(st *reqState, err error) *Problem {
 		return clientClosedProblem(st, err)
 	}
 	st.logError("api key lookup failed", err)
-	return newProblem(st, http.StatusServiceUnavailable, seedengine.EUNAVAILABLE, "API keys cannot be checked right now")
+	// Keys live in the database: whichever step meets an outage first,
+	// the key check or the route, the answer names what is down.
+	return newProblem(st, http.StatusServiceUnavailable, seedengine.EUNAVAILABLE,
+		"the database is not available right now, so API keys cannot be checked; try again later")
 }
 
 // bearerToken reads "Authorization: Bearer <token>". present reports a

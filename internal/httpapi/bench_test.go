@@ -23,6 +23,7 @@ func BenchmarkHealth(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		req := httptest.NewRequest(http.MethodGet, "/health", nil)
 		req.RemoteAddr = "127.0.0.1:40000"
+		req.Host = "127.0.0.1:8080"
 		w := &discardWriter{h: http.Header{}}
 		for pb.Next() {
 			clear(w.h)

@@ -42,7 +42,7 @@ type Problem struct {
 	Status    int          `json:"status" doc:"HTTP status code." example:"422"`
 	Detail    string       `json:"detail,omitempty" doc:"What went wrong in this occurrence; never internal details." example:"validation failed"`
 	Instance  string       `json:"instance,omitempty" doc:"The route that answered, as the route table writes it (/api/v1/seeds/{seedId}, never the values sent in its place); absent when no route matched." example:"/api/v1/queues/research"`
-	Code      string       `json:"code" enum:"invalid,not_found,conflict,unauthorized,forbidden,too_large,rate_limited,unavailable,not_implemented,internal" doc:"Stable machine-readable error code."`
+	Code      string       `json:"code" enum:"invalid,not_found,conflict,unauthorized,forbidden,too_large,misdirected,rate_limited,unavailable,not_implemented,internal" doc:"Stable machine-readable error code."`
 	RequestID string       `json:"request_id,omitempty" doc:"Request id, also in the X-Request-ID header; quote it when reporting a problem."`
 	Errors    []FieldError `json:"errors,omitempty" doc:"One entry per offending input, at most 100."`
 }
@@ -94,6 +94,8 @@ func HTTPStatus(code string) int {
 		return http.StatusServiceUnavailable
 	case seedengine.ENOTIMPLEMENTED:
 		return http.StatusNotImplemented
+	case seedengine.EMISDIRECTED:
+		return http.StatusMisdirectedRequest
 	}
 	return http.StatusInternalServerError
 }

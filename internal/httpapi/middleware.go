@@ -92,14 +92,24 @@ func (w *respWriter) WriteHeader(code int) {
 		if code == http.StatusServiceUnavailable && w.Header().Get("Retry-After") == "" {
 			w.Header().Set("Retry-After", retryAfterUnavailable)
 		}
+		w.finalHeader()
 	}
 	w.ResponseWriter.WriteHeader(code)
+}
+
+// finalHeader completes the header block just before it is sent: an API
+// route's body of a type that could script is an attachment (outside.go).
+func (w *respWriter) finalHeader() {
+	if rt := w.st.route; rt != nil && rt.Scope != "" {
+		attachUnlessInert(w.Header())
+	}
 }
 
 func (w *respWriter) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.status = http.StatusOK
 		w.wroteHeader = true
+		w.finalHeader()
 	}
 	n, err := w.ResponseWriter.Write(b)
 	w.bytes += int64(n)
@@ -115,6 +125,7 @@ func (w *respWriter) Flush() {
 	if !w.wroteHeader {
 		w.status = http.StatusOK
 		w.wroteHeader = true
+		w.finalHeader()
 	}
 	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
@@ -129,6 +140,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rw.st.path = r.URL.Path
 	rw.st.id = s.requestID(r)
 	w.Header()["X-Request-Id"] = []string{rw.st.id}
+	protect(w.Header())
 	if len(s.cfg.TrustedProxies) > 0 {
 		r = s.behindProxy(r)
 	}
@@ -138,6 +150,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// this API sent a path it did not mean.
 		writeProblem(rw, newProblem(&rw.st, http.StatusBadRequest, seedengine.EINVALID,
 			"the path has empty, \".\" or \"..\" segments; send it in canonical form"))
+		return
+	}
+	if _, acting := r.Context().Value(actingKey{}).(*seedengine.APIKey); !acting && !s.hostAllowed(r) {
+		s.misdirected(rw)
 		return
 	}
 	s.mux.ServeHTTP(rw, r)
@@ -175,6 +191,7 @@ func (s *Server) finish(rw *respWriter, r *http.Request, start time.Time) {
 					delete(h, k)
 				}
 			}
+			protect(h)
 			writeProblem(rw, newProblem(&rw.st, http.StatusInternalServerError, seedengine.EINTERNAL, internalDetail))
 		} else {
 			// The status line is gone: count the request as failed and

@@ -144,6 +144,7 @@ var statusMeaning = map[int]string{
 	http.StatusConflict:              "409 `conflict`",
 	http.StatusRequestEntityTooLarge: "413 `too_large`: the body is over the limit",
 	http.StatusUnsupportedMediaType:  "415 `invalid`: a body without one JSON Content-Type in UTF-8",
+	http.StatusMisdirectedRequest:    "421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)",
 	http.StatusUnprocessableEntity:   "422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)",
 	http.StatusTooManyRequests:       "429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds",
 	http.StatusServiceUnavailable:    "503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds",

@@ -36,7 +36,7 @@ const maxPageRecord = 64 << 20
 
 type itemPageContentOutput struct {
 	ContentType string `header:"Content-Type"`
-	Status      int    `header:"X-Page-Status" doc:"The HTTP status the page was served with."`
+	PageStatus  int    `header:"X-Page-Status" doc:"The HTTP status the page was served with."`
 	WARCFile    string `header:"X-WARC-File" doc:"The object key of the WARC file the record is in."`
 	WARCOffset  int64  `header:"X-WARC-Offset" doc:"The record's offset in that file."`
 	Body        func(huma.Context)
@@ -44,8 +44,9 @@ type itemPageContentOutput struct {
 
 // handleItemPageContent reads an item's stored page back from its WARC
 // file by offset: the response's payload, as the server sent it (decoded
-// of its transfer and content encodings). A revisit serves its original's
-// payload, which is the same by its digest.
+// of its transfer and content encodings), with the Content-Type of its own
+// response. A revisit's record holds its own response's headers and no
+// payload: the payload is its original's, the same by its digest.
 func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (*itemPageContentOutput, error) {
 	if s.deps.Pages == nil || s.deps.Ranges == nil {
 		return nil, unavailable("pages")
@@ -57,39 +58,50 @@ func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (
 	if p.State != seedengine.PageStored {
 		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "item %d's page is %s, not stored", in.ItemID, p.State)
 	}
+	resp, err := s.readResponse(ctx, p)
+	if err != nil {
+		return nil, err
+	}
 	src := p
+	body := resp.Body
 	if p.Revisit {
 		if src, err = s.deps.Pages.FindOriginal(ctx, p.PayloadDigest); err != nil {
 			return nil, err
 		}
-	}
-	if src.Length > maxPageRecord {
-		return nil, seedengine.Errorf(seedengine.ETOOLARGE, "the page's record is larger than %d bytes", maxPageRecord)
-	}
-	rc, err := s.deps.Ranges.NewRangeReader(ctx, src.WARCFile, src.Offset, src.Length)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = rc.Close() }()
-	raw, err := io.ReadAll(io.LimitReader(rc, src.Length))
-	if err != nil {
-		return nil, err
-	}
-	rec, err := warc.ReadRecord(bytes.NewReader(raw), 0, int64(len(raw)))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := rec.HTTPResponse()
-	if err != nil {
-		return nil, err
+		orig, err := s.readResponse(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		body = orig.Body
 	}
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" {
 		ct = "application/octet-stream"
 	}
-	body := resp.Body
-	return &itemPageContentOutput{ContentType: ct, Status: p.Status, WARCFile: src.WARCFile, WARCOffset: src.Offset,
+	return &itemPageContentOutput{ContentType: ct, PageStatus: p.Status, WARCFile: src.WARCFile, WARCOffset: src.Offset,
 		Body: func(c huma.Context) { _, _ = c.BodyWriter().Write(body) }}, nil
+}
+
+// readResponse reads the HTTP response of a page's record back from its
+// WARC file.
+func (s *Server) readResponse(ctx context.Context, p *seedengine.Page) (warc.HTTPResponse, error) {
+	if p.Length > maxPageRecord {
+		return warc.HTTPResponse{}, seedengine.Errorf(seedengine.ETOOLARGE, "the page's record is larger than %d bytes", maxPageRecord)
+	}
+	rc, err := s.deps.Ranges.NewRangeReader(ctx, p.WARCFile, p.Offset, p.Length)
+	if err != nil {
+		return warc.HTTPResponse{}, err
+	}
+	defer func() { _ = rc.Close() }()
+	raw, err := io.ReadAll(io.LimitReader(rc, p.Length))
+	if err != nil {
+		return warc.HTTPResponse{}, err
+	}
+	rec, err := warc.ReadRecord(bytes.NewReader(raw), 0, int64(len(raw)))
+	if err != nil {
+		return warc.HTTPResponse{}, err
+	}
+	return rec.HTTPResponse()
 }
 
 // registerItemPageContent documents the body: whatever the page was.

@@ -287,6 +287,9 @@ func (s *Server) operation(rt *route) huma.Operation {
 	if rt.Scope != "" {
 		op.Errors = append(op.Errors, http.StatusInternalServerError)
 	}
+	// A service without keys, or one given --allowed-hosts, answers a
+	// Host it does not know with 421 on every route (host.go).
+	op.Errors = append(op.Errors, http.StatusMisdirectedRequest)
 	slices.Sort(op.Errors)
 	op.Errors = slices.Compact(op.Errors)
 	// The description is written by finishOpenAPI from the final

@@ -74,6 +74,12 @@ type Config struct {
 	// that is not itself a trusted proxy) and, with X-Forwarded-Proto:
 	// https, over TLS (IsHTTPS). Headers from any other peer are ignored.
 	TrustedProxies []netip.Prefix
+
+	// AllowedHosts are the host names (and addresses) the server answers
+	// for besides loopback ones, each as ValidAllowedHost returns it. A
+	// server without keys answers only those and loopback names; with
+	// keys, the list is enforced when it is not empty (host.go).
+	AllowedHosts []string
 }
 
 func (c Config) withDefaults() Config {

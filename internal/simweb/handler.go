@@ -182,7 +182,11 @@ func GzipBytes(b []byte) []byte {
 
 func writeBody(rw http.ResponseWriter, status int, ctype string, body []byte) {
 	h := rw.Header()
-	h.Set("Content-Type", ctype)
+	if ctype == NoContentType {
+		h["Content-Type"] = nil // present and empty: net/http sends none and does not sniff
+	} else {
+		h.Set("Content-Type", ctype)
+	}
 	h.Set("Content-Length", strconv.Itoa(len(body)))
 	if h.Get("Server") == "" {
 		h.Set("Server", "nginx")

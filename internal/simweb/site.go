@@ -165,7 +165,8 @@ type Site struct {
 type Page struct {
 	// Status defaults to 200.
 	Status int
-	// ContentType defaults to "text/html; charset=utf-8".
+	// ContentType defaults to "text/html; charset=utf-8"; NoContentType
+	// sends none (a browser would sniff the body).
 	ContentType string
 	// Body is sent as it is (or gzip-compressed with Gzip). For a gzip
 	// file such as a sitemap.xml.gz, put the compressed bytes here (see
@@ -177,6 +178,9 @@ type Page struct {
 	// Accept-Encoding said, as some real servers do.
 	Gzip bool
 }
+
+// NoContentType as a Page's ContentType sends no Content-Type at all.
+const NoContentType = "none"
 
 const (
 	defaultDelay      = 5 * time.Second

@@ -26,6 +26,7 @@ type Request struct {
 	Method, Path, Token string // Method "" is GET; Token goes in Authorization
 	Body                any    // string, []byte, io.Reader or a value to encode as JSON
 	Header              http.Header
+	Host                string // the Host header; "" is the server's address
 }
 
 // Response is a server's answer with its body read. Body, the bytes,
@@ -60,6 +61,9 @@ func Do(t testing.TB, ts *httptest.Server, r Request) Response {
 	require.NoError(t, err)
 	for k, v := range r.Header {
 		req.Header[k] = v
+	}
+	if r.Host != "" {
+		req.Host = r.Host
 	}
 	if body != nil && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
