@@ -134,9 +134,23 @@
 // entries were written from the real web, not from any search code: do not
 // tune them to a strategy.
 //
+// # Publishers
+//
+// A [Publisher] publishes articles over time on a [Clock] and serves its
+// [Publication]s (feeds, news sitemaps, daily sitemaps) as a window of the
+// newest, with ETag and Last-Modified: evenly PerDay a day, or as its
+// [Pattern] says (random arrivals, bursts of many articles within a
+// minute, a morning edition). A publication can list oldest first, serve
+// its older windows at ?paged=2, 3, … as WordPress does, or show the last
+// MaxAge (a news sitemap's 48 hours). A clock runs at a speed against real
+// time, or, made by [NewManualClock], stands still until the test moves it:
+// a harness that reads every seed due and then moves the clock to the next
+// due time measures the same on any machine.
+//
 // # Accounting
 //
 // [Web.Requests] counts the requests that reached the HTTP handler per host
 // name, for request-budget assertions. DNS queries and failed handshakes are
-// not requests.
+// not requests. [Web.Observe] sees every request as it arrives (its Host
+// with the port it was sent to).
 package simweb

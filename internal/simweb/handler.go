@@ -24,6 +24,9 @@ func (w *Web) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 
 	host := normalizeHost(r.Host)
 	w.countRequest(host)
+	if fn := w.observe.Load(); fn != nil {
+		(*fn)(r)
+	}
 	site, www := w.lookup(host)
 	var sc Scenario
 	if site != nil {

@@ -9,6 +9,8 @@ import (
 	"html"
 	"math"
 	"net/http"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,12 +33,38 @@ type Clock struct {
 
 	mu      sync.Mutex
 	stopped time.Time
+	manual  bool      // NewManualClock: time moves only by Set
+	cur     time.Time // a manual clock's time
 }
+
+// NewManualClock returns a clock that stands at epoch and moves only
+// when Set moves it, whatever the real time: a harness that waits for
+// the reader (reads every seed due, then moves on) measures the same on
+// a fast machine and a loaded one. Its simulated times are real times
+// too (Real is the identity): the reader runs on the same clock.
+func NewManualClock(epoch time.Time) *Clock {
+	return &Clock{Epoch: epoch, Speed: 1, manual: true, cur: epoch}
+}
+
+// Set moves a manual clock to t (never back).
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t.After(c.cur) {
+		c.cur = t
+	}
+}
+
+// Current is a manual clock's time (Now of any real time).
+func (c *Clock) Current() time.Time { return c.Now(time.Time{}) }
 
 // Now is the simulated time at the real time real.
 func (c *Clock) Now(real time.Time) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.manual {
+		return c.cur
+	}
 	if !c.stopped.IsZero() && real.After(c.stopped) {
 		real = c.stopped
 	}
@@ -49,6 +77,9 @@ func (c *Clock) Now(real time.Time) time.Time {
 func (c *Clock) Real(t time.Time) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.manual {
+		return t
+	}
 	return c.Start.Add(time.Duration(float64(t.Sub(c.Epoch)) / c.Speed))
 }
 
@@ -64,6 +95,10 @@ func (c *Clock) StartNow() {
 func (c *Clock) Stop() time.Time {
 	now := time.Now()
 	c.mu.Lock()
+	if c.manual {
+		defer c.mu.Unlock()
+		return c.cur
+	}
 	if c.stopped.IsZero() {
 		c.stopped = now
 	}
@@ -77,6 +112,11 @@ const (
 	PubAtom        = "atom"
 	PubJSONFeed    = "json_feed"
 	PubNewsSitemap = "news_sitemap"
+	// PubDailySitemaps is a sitemap index at Path listing one sitemap
+	// per simulated day (Path's directory + "sitemap-YYYY-MM-DD.xml",
+	// each with its lastmod), each listing that day's articles: the
+	// archive many news sites keep.
+	PubDailySitemaps = "daily_sitemaps"
 )
 
 // Publication is one entry of a Publisher: a feed or news sitemap at Path
@@ -92,6 +132,15 @@ type Publication struct {
 	Tracking bool
 	// Undated leaves dates out.
 	Undated bool
+	// OldestFirst lists the window oldest first, as some feeds do.
+	OldestFirst bool
+	// Paged serves the windows before the newest at ?paged=2, 3, … as
+	// WordPress serves a feed's older posts; past the last, 404.
+	Paged bool
+	// MaxAge, when set, shows the articles published in the last MaxAge
+	// (a Google News sitemap's 48 hours) instead of the newest Window;
+	// Window, when set too, caps them (Google's 1,000).
+	MaxAge time.Duration
 }
 
 // Publisher publishes PerDay articles a simulated day on Host.
@@ -102,6 +151,10 @@ type Publisher struct {
 	// Publications are its entries; at least one.
 	Publications []Publication
 
+	// Pattern shapes when the articles appear; the zero value spreads
+	// them evenly, PerDay a day.
+	Pattern Pattern
+
 	// Pages serves each article's page at its ArticleURL (else those
 	// paths are 404), with the page cases Articles sets.
 	Pages bool
@@ -110,6 +163,11 @@ type Publisher struct {
 
 	phase float64 // where in the first gap the first article falls, from the host
 	once  sync.Once
+
+	// A Pattern's schedule, generated as far as asked (sched.go).
+	gmu   sync.Mutex
+	gen   *schedule
+	times []time.Time
 
 	smu    sync.Mutex
 	served map[int]int // article pages served, by number
@@ -208,7 +266,13 @@ func (p *Publisher) gap() time.Duration {
 // Count is how many articles are published by simulated time t.
 func (p *Publisher) Count(t time.Time) int {
 	p.init()
-	if p.PerDay <= 0 || t.Before(p.Clock.Epoch) {
+	if t.Before(p.Clock.Epoch) {
+		return 0
+	}
+	if !p.Pattern.zero() {
+		return p.scheduled(t)
+	}
+	if p.PerDay <= 0 {
 		return 0
 	}
 	return int(math.Floor(float64(t.Sub(p.Clock.Epoch))/float64(p.gap()) + p.phase))
@@ -217,6 +281,9 @@ func (p *Publisher) Count(t time.Time) int {
 // PublishedAt is when article i (from 0) is published, simulated.
 func (p *Publisher) PublishedAt(i int) time.Time {
 	p.init()
+	if !p.Pattern.zero() {
+		return p.timeOf(i)
+	}
 	return p.Clock.Epoch.Add(time.Duration((float64(i+1) - p.phase) * float64(p.gap())))
 }
 
@@ -241,13 +308,22 @@ func (p *Publisher) Published(t time.Time) []string {
 func (p *Publisher) Site() Site {
 	p.init()
 	s := Site{Host: p.Host, Layout: LayoutStatic, Dynamic: func(r *http.Request) (Page, bool) {
+		now := p.Clock.Now(time.Now())
 		for _, pub := range p.Publications {
 			if r.URL.Path == pub.Path {
-				return p.serve(r, pub, p.Clock.Now(time.Now())), true
+				if pub.Format == PubDailySitemaps {
+					return p.serveDays(r, pub, now), true
+				}
+				return p.serve(r, pub, now), true
+			}
+			if pub.Format == PubDailySitemaps {
+				if day, ok := p.dayOf(pub, r.URL.Path); ok {
+					return p.serveDay(r, pub, day, now), true
+				}
 			}
 		}
 		if p.Pages {
-			return p.article(r, p.Clock.Now(time.Now()))
+			return p.article(r, now)
 		}
 		return Page{}, false
 	}}
@@ -258,26 +334,84 @@ func (p *Publisher) Site() Site {
 	return s
 }
 
-// window returns the article numbers pub shows at simulated time t,
-// newest first.
-func (p *Publisher) window(pub Publication, t time.Time) []int {
+// window returns the article numbers pub shows at simulated time t on
+// its page (1: the newest window; 2, … as ?paged= asks), newest first.
+func (p *Publisher) window(pub Publication, t time.Time, page int) []int {
 	every := max(pub.Every, 1)
+	skip := (page - 1) * pub.Window
 	var out []int
-	for i := p.Count(t) - 1; i >= 0 && len(out) < pub.Window; i-- {
-		if i%every == 0 {
-			out = append(out, i)
+	for i := p.Count(t) - 1; i >= 0; i-- {
+		if i%every != 0 {
+			continue
+		}
+		if pub.MaxAge > 0 && p.PublishedAt(i).Before(t.Add(-pub.MaxAge)) {
+			break
+		}
+		if skip > 0 {
+			skip--
+			continue
+		}
+		out = append(out, i)
+		if pub.Window > 0 && len(out) == pub.Window {
+			break
 		}
 	}
 	return out
 }
 
+// Shown lists the article numbers pub shows at simulated time t, all its
+// pages together (what a reader of the publication could have seen then).
+func (p *Publisher) Shown(pub Publication, t time.Time) []int {
+	if pub.Paged {
+		return p.window(Publication{Every: pub.Every, MaxAge: pub.MaxAge}, t, 1)
+	}
+	return p.window(pub, t, 1)
+}
+
+// validators answers a conditional request for a document whose ETag
+// and Last-Modified are these: a 304 page, or false.
+func validators(r *http.Request, etag string, modified time.Time) (Page, bool) {
+	h := http.Header{"ETag": {etag}}
+	if !modified.IsZero() {
+		h.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	if inm := r.Header.Get("If-None-Match"); inm != "" {
+		if inm == etag {
+			return Page{Status: http.StatusNotModified, Header: h}, true
+		}
+		return Page{}, false
+	}
+	if ims, err := http.ParseTime(r.Header.Get("If-Modified-Since")); err == nil && !modified.IsZero() && !modified.Truncate(time.Second).After(ims) {
+		return Page{Status: http.StatusNotModified, Header: h}, true
+	}
+	return Page{}, false
+}
+
 func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page {
-	ids := p.window(pub, now)
+	page := 1
+	if v := r.URL.Query().Get("paged"); v != "" && pub.Paged {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return Page{Status: http.StatusNotFound, Body: []byte("no such page")}
+		}
+		page = n
+	}
+	ids := p.window(pub, now, page)
+	if page > 1 && len(ids) == 0 {
+		return Page{Status: http.StatusNotFound, Body: []byte("no such page")}
+	}
 	h := sha256.New()
-	fmt.Fprint(h, pub.Path, ids)
+	fmt.Fprint(h, pub.Path, page, ids)
 	etag := `"` + hex.EncodeToString(h.Sum(nil)[:8]) + `"`
-	if r.Header.Get("If-None-Match") == etag {
-		return Page{Status: http.StatusNotModified, Header: http.Header{"ETag": {etag}}}
+	var modified time.Time
+	if len(ids) > 0 {
+		modified = p.Clock.Real(p.PublishedAt(ids[0]))
+	}
+	if nm, ok := validators(r, etag, modified); ok {
+		return nm
+	}
+	if pub.OldestFirst {
+		slices.Reverse(ids)
 	}
 	link := func(i int) string {
 		u := p.ArticleURL(i)
@@ -347,5 +481,102 @@ func (p *Publisher) serve(r *http.Request, pub Publication, now time.Time) Page 
 		}
 		b.WriteString(`</channel></rss>`)
 	}
-	return Page{ContentType: ctype, Body: []byte(b.String()), Header: http.Header{"ETag": {etag}}}
+	hdr := http.Header{"ETag": {etag}}
+	if !modified.IsZero() {
+		hdr.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	return Page{ContentType: ctype, Body: []byte(b.String()), Header: hdr}
+}
+
+// dayPath is the path of pub's sitemap of day (YYYY-MM-DD).
+func dayPath(pub Publication, day string) string {
+	return strings.TrimSuffix(path.Dir(pub.Path), "/") + "/sitemap-" + day + ".xml"
+}
+
+// dayOf reads the day of a daily sitemap's path of pub.
+func (p *Publisher) dayOf(pub Publication, urlPath string) (time.Time, bool) {
+	rest, ok := strings.CutPrefix(urlPath, strings.TrimSuffix(path.Dir(pub.Path), "/")+"/sitemap-")
+	if !ok {
+		return time.Time{}, false
+	}
+	day, ok := strings.CutSuffix(rest, ".xml")
+	if !ok {
+		return time.Time{}, false
+	}
+	d, err := time.Parse(time.DateOnly, day)
+	return d, err == nil
+}
+
+// dayArticles are the article numbers published on the simulated UTC day
+// of day by t, newest first.
+func (p *Publisher) dayArticles(day, t time.Time) []int {
+	start, end := day, day.Add(24*time.Hour)
+	var out []int
+	for i := p.Count(t) - 1; i >= 0; i-- {
+		at := p.PublishedAt(i)
+		if at.Before(start) {
+			break
+		}
+		if at.Before(end) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// serveDays serves a daily sitemaps publication's index: one sitemap a
+// day that has articles, newest first, each with its lastmod.
+func (p *Publisher) serveDays(r *http.Request, pub Publication, now time.Time) Page {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	var modified time.Time
+	first := p.Clock.Epoch.UTC().Truncate(24 * time.Hour)
+	for day := now.UTC().Truncate(24 * time.Hour); !day.Before(first); day = day.Add(-24 * time.Hour) {
+		ids := p.dayArticles(day, now)
+		if len(ids) == 0 {
+			continue
+		}
+		last := p.Clock.Real(p.PublishedAt(ids[0]))
+		if modified.IsZero() {
+			modified = last
+		}
+		fmt.Fprintf(&b, `<sitemap><loc>https://%s%s</loc><lastmod>%s</lastmod></sitemap>`,
+			p.Host, dayPath(pub, day.Format(time.DateOnly)), last.UTC().Format(time.RFC3339))
+	}
+	b.WriteString(`</sitemapindex>`)
+	h := sha256.New()
+	fmt.Fprint(h, pub.Path, b.String())
+	etag := `"` + hex.EncodeToString(h.Sum(nil)[:8]) + `"`
+	if nm, ok := validators(r, etag, modified); ok {
+		return nm
+	}
+	hdr := http.Header{"ETag": {etag}}
+	if !modified.IsZero() {
+		hdr.Set("Last-Modified", modified.UTC().Format(http.TimeFormat))
+	}
+	return Page{ContentType: "application/xml; charset=utf-8", Body: []byte(b.String()), Header: hdr}
+}
+
+// serveDay serves one day's sitemap: its articles with their lastmod.
+func (p *Publisher) serveDay(r *http.Request, pub Publication, day, now time.Time) Page {
+	ids := p.dayArticles(day, now)
+	if len(ids) == 0 {
+		return Page{Status: http.StatusNotFound, Body: []byte("no such sitemap")}
+	}
+	modified := p.Clock.Real(p.PublishedAt(ids[0]))
+	h := sha256.New()
+	fmt.Fprint(h, pub.Path, day, ids)
+	etag := `"` + hex.EncodeToString(h.Sum(nil)[:8]) + `"`
+	if nm, ok := validators(r, etag, modified); ok {
+		return nm
+	}
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+	for _, i := range ids {
+		fmt.Fprintf(&b, `<url><loc>%s</loc><lastmod>%s</lastmod></url>`, html.EscapeString(p.ArticleURL(i)),
+			p.Clock.Real(p.PublishedAt(i)).UTC().Format(time.RFC3339))
+	}
+	b.WriteString(`</urlset>`)
+	hdr := http.Header{"ETag": {etag}, "Last-Modified": {modified.UTC().Format(http.TimeFormat)}}
+	return Page{ContentType: "application/xml; charset=utf-8", Body: []byte(b.String()), Header: hdr}
 }

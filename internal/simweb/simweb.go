@@ -67,6 +67,7 @@ type Web struct {
 
 	requests sync.Map // host → *atomic.Int64
 	inflight atomic.Int64
+	observe  atomic.Pointer[func(*http.Request)]
 
 	wg        sync.WaitGroup
 	closeOnce sync.Once
@@ -338,6 +339,16 @@ func (w *Web) Requests(host string) int {
 		return int(c.(*atomic.Int64).Load())
 	}
 	return 0
+}
+
+// Observe has fn called with every request, before it is answered (its
+// Host as sent, port and all); nil stops it. fn must not keep r.
+func (w *Web) Observe(fn func(r *http.Request)) {
+	if fn == nil {
+		w.observe.Store(nil)
+		return
+	}
+	w.observe.Store(&fn)
 }
 
 func (w *Web) countRequest(host string) {
