@@ -36,6 +36,12 @@ type Item struct {
 	Category    string     `json:"category"`
 	Source      ItemSource `json:"source"`
 	FirstSeenAt time.Time  `json:"first_seen_at"`
+	// Recovered marks an item the entry no longer listed when it was
+	// read: a read found a gap (or a burst bigger than the entry's
+	// window) and the item was read back from the publisher's archive
+	// (the seed's harvest.archive: older feed pages, a news sitemap,
+	// daily sitemaps). FirstSeenAt is still the moment we first saw it.
+	Recovered bool `json:"recovered,omitempty"`
 	// Page is where the item's page is, when its seed fetches pages
 	// (harvest.pages): given by the API, not kept in the item files.
 	Page *ItemPage `json:"page,omitempty"`
@@ -57,6 +63,10 @@ type ItemSource struct {
 	FetchType FetchType `json:"fetch_type"`
 	// CheckID is the seed check that read it.
 	CheckID int64 `json:"check_id"`
+	// Document is the archive document a recovered item was read from
+	// (the entry's ?paged=3, a news sitemap, a day's sitemap); empty for
+	// an item of the entry itself.
+	Document string `json:"document,omitempty"`
 }
 
 // Partition is the item partition: its seed's country and category, and

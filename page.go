@@ -18,6 +18,43 @@ import (
 type SeedHarvest struct {
 	// Pages fetches every new item's page and keeps it as WARC.
 	Pages bool `json:"pages"`
+	// Archive is where the publisher keeps what scrolled out of the
+	// entry, read back when a read shows a gap; nil when the contract run
+	// found none (a gap is then flagged, not repaired).
+	Archive *PublisherArchive `json:"archive,omitempty"`
+}
+
+// ArchiveKind is the kind of a publisher's archive.
+type ArchiveKind string
+
+// Archive kinds.
+const (
+	// ArchivePagedFeed: the entry feed's older windows at ?paged=2, 3, …
+	// (WordPress and the CMSs that copy it).
+	ArchivePagedFeed ArchiveKind = "paged_feed"
+	// ArchiveNewsSitemap: a Google News sitemap, which lists every
+	// article of the last two days.
+	ArchiveNewsSitemap ArchiveKind = "news_sitemap"
+	// ArchiveDailySitemaps: a sitemap index of sitemaps by day (or
+	// month) with their lastmod; the ones changed since the last read
+	// hold what it missed.
+	ArchiveDailySitemaps ArchiveKind = "daily_sitemaps"
+)
+
+// Valid reports whether k is a known archive kind.
+func (k ArchiveKind) Valid() bool {
+	switch k {
+	case ArchivePagedFeed, ArchiveNewsSitemap, ArchiveDailySitemaps:
+		return true
+	}
+	return false
+}
+
+// PublisherArchive is a seed's publisher's archive: its kind and URL (the
+// news sitemap, the sitemap index; for a paged feed the entry itself).
+type PublisherArchive struct {
+	Kind ArchiveKind `json:"kind" enum:"paged_feed,news_sitemap,daily_sitemaps"`
+	URL  string      `json:"url" maxLength:"2048"`
 }
 
 // PageState is where an item's page is.

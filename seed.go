@@ -460,6 +460,14 @@ func (s *Seed) Validate() error {
 	if err := validateSeedURL("policy.sitemap_url", s.Policy.SitemapURL, false); err != nil {
 		return err
 	}
+	if a := s.Harvest.Archive; a != nil {
+		if !a.Kind.Valid() {
+			return FieldErrorf("harvest.archive.kind", "harvest.archive.kind must be one of paged_feed, news_sitemap, daily_sitemaps")
+		}
+		if err := validateSeedURL("harvest.archive.url", a.URL, true); err != nil {
+			return err
+		}
+	}
 	if s.Policy.CrawlDelay < 0 || s.Policy.CrawlDelay > 86400 || s.Policy.CrawlDelay != s.Policy.CrawlDelay {
 		return FieldErrorf("policy.crawl_delay", "policy.crawl_delay must be 0 to 86400 seconds")
 	}

@@ -94,6 +94,31 @@ type SeedCheck struct {
 	// LateSeconds is how long after its due time this read came (the
 	// schedule round, a busy queue): the pace asks that much earlier.
 	LateSeconds float64 `json:"late_s,omitempty"`
+	// Repaired counts the items a repair read back from the seed's
+	// archive (harvest.archive) after this read found a gap, RepairReads
+	// the archive documents it read for them (one request each), and
+	// RepairReason why a repair stopped short (a page that failed, the
+	// page limit), empty when it found the last known item again.
+	Repaired     int    `json:"repaired,omitempty"`
+	RepairReads  int    `json:"repair_reads,omitempty"`
+	RepairReason string `json:"repair_reason,omitempty"`
+	// EstimatedMissed is, for a read that found its whole window new and
+	// no archive made up for it, how many more items probably arrived
+	// unseen: half a window, an estimate the pace counts as arrivals so
+	// that a publisher whose bursts outrun its window is not taken for
+	// one that posts a window at a time.
+	EstimatedMissed int `json:"estimated_missed,omitempty"`
+}
+
+// ArrivalHistory is when the items new to a seed's entry appeared over
+// the last days, oldest first (a dated item's publication time, else a
+// time spread over the interval between the two reads that bracket its
+// arrival), and the moment the history starts. The pace reads it
+// (harvest.Pace): how many items arrive within an interval, bursts and
+// all, not only on average.
+type ArrivalHistory struct {
+	Since time.Time
+	Times []time.Time
 }
 
 // SeedHealthState is a seed's health.

@@ -223,7 +223,7 @@ func New(cfg Config) (*App, error) {
 		// A seed turning moved, gone, failing or stale gets a contract run
 		// of its domain, whose finding becomes a proposed version.
 		sc.Batches = q
-		a.SeedChecks = seedcheck.NewService(a.Seeds, seedcheck.NewChecker(cfg.SeedCheck, nil), sc)
+		a.SeedChecks = seedcheck.NewService(a.Seeds, seedcheck.NewChecker(cfg.SeedCheck, sc.Now), sc)
 		q.RegisterSeedChecks(a.SeedChecks, cfg.SeedCheckInterval)
 		q.RegisterSeedDrift(a.SeedChecks.Drift)
 	}

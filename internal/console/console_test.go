@@ -379,7 +379,9 @@ func TestSeedPageEscapesEvidence(t *testing.T) {
 	c := seedengine.SeedCheck{SeedID: "gov:sg:mom.gov.sg::news", CheckedAt: at, Outcome: seedengine.CheckGone, Reason: "http_404"}
 	gone := seedengine.SeedHealth{State: seedengine.HealthGone, Reason: "http_404", LastCheckAt: &at}
 	_, _, err := e.seeds.RecordSeedCheck(t.Context(), &c, nil, false,
-		func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) { return gone, at.Add(time.Hour) }, nil)
+		func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
+			return gone, at.Add(time.Hour)
+		}, nil)
 	require.NoError(t, err)
 	p = b.get("/console/seeds/" + url.PathEscape("gov:sg:mom.gov.sg::news"))
 	require.Contains(t, p.body, `<span class="health health-gone">gone</span> · http_404 · last checked 2026-11-26 02:00 UTC`)
@@ -538,7 +540,7 @@ func TestHarvestOnSeedPageAndDashboard(t *testing.T) {
 			SeedID: id, DomainID: "gov:sg:mom.gov.sg", Country: "sg", Category: "news", FirstSeenAt: at})
 	}
 	c := seedengine.SeedCheck{SeedID: id, CheckedAt: at, Outcome: seedengine.CheckOK, Status: 200, Items: 12}
-	_, _, err = e.seeds.RecordSeedCheck(t.Context(), &c, items, false, func(c *seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+	_, _, err = e.seeds.RecordSeedCheck(t.Context(), &c, items, false, func(c *seedengine.SeedCheck, _ seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
 		c.IntervalSeconds, c.ArrivalsPerHour, c.PossibleGap = 600, 4.5, true
 		return seedengine.SeedHealth{State: seedengine.HealthHealthy, LastCheckAt: &at}, at.Add(10 * time.Minute)
 	}, nil)

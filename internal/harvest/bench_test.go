@@ -55,7 +55,7 @@ func benchRecordItems(b *testing.B, db *sqlstore.DB) {
 	const perRead, readers = 100, 4
 	reads := (b.N + perRead - 1) / perRead
 	at := time.Now().UTC()
-	decide := func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+	decide := func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
 		return seedengine.SeedHealth{State: seedengine.HealthHealthy}, at.Add(time.Hour)
 	}
 	b.ResetTimer()

@@ -237,7 +237,9 @@ func (c *recordingChecker) CheckSeed(ctx context.Context, id string, inTx func(c
 	at := c.at
 	c.mu.Unlock()
 	ch := seedengine.SeedCheck{SeedID: id, CheckedAt: at, Outcome: seedengine.CheckOK}
-	decide := func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) { return h, at.Add(time.Hour) }
+	decide := func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
+		return h, at.Add(time.Hour)
+	}
 	if _, _, err := c.seeds.RecordSeedCheck(ctx, &ch, nil, false, decide, inTx); err != nil {
 		return err
 	}

@@ -101,7 +101,7 @@ func sqlPages(b *testing.B, pubs []*simweb.Publisher, n int) (pages.Store, []int
 		}
 		c := seedengine.SeedCheck{SeedID: sd.SeedID, CheckedAt: at, EntryURL: sd.Fetch.EntryURL, Outcome: seedengine.CheckOK, Status: 200, Items: len(items)}
 		_, _, err := seeds.RecordSeedCheck(ctx, &c, items, false,
-			func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+			func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
 				return seedengine.SeedHealth{State: seedengine.HealthHealthy}, at.Add(time.Hour)
 			},
 			func(_ context.Context, _ *sql.Tx, ch seedengine.SeedHealthChange) error {

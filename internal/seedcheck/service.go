@@ -23,11 +23,16 @@ type Store interface {
 	RecordDraftSeed(ctx context.Context, s *seedengine.Seed, actor, batchID string) (seedengine.SeedRecordOutcome, error)
 	FindSeedChecks(ctx context.Context, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error)
 	RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, items []seedengine.Item, baseline bool,
-		decide func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time),
+		decide func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time),
 		inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (prev, h seedengine.SeedHealth, err error)
 	DueSeedChecks(ctx context.Context, now time.Time, statuses []seedengine.SeedStatus, limit int) ([]string, error)
 	FindSeedHealth(ctx context.Context, seedID string) (seedengine.SeedHealth, time.Time, error)
 	DeleteSeedChecksBefore(ctx context.Context, t time.Time) (int64, error)
+	// UnseenInWindow counts a read's entry items the seed's last read did
+	// not list (first: it has no window yet), keeping nothing.
+	UnseenInWindow(ctx context.Context, seedID string, items []seedengine.Item) (unseen int, first bool, err error)
+	// KnownItems reports which items were seen before by any read.
+	KnownItems(ctx context.Context, items []seedengine.Item) ([]bool, error)
 }
 
 // Config shapes the service. The zero value takes the defaults noted.
@@ -44,7 +49,7 @@ type Config struct {
 	Thresholds Thresholds
 	// Pace bounds the time between two reads of an active feed or sitemap
 	// seed, which follows the publisher's pace (harvest.Pace) rather than
-	// MinInterval and the schedule: Pace.Min defaults to 5 min, Pace.Max
+	// MinInterval and the schedule: Pace.Min defaults to 30 s, Pace.Max
 	// to MaxInterval.
 	Pace harvest.PaceConfig
 	// Batches, when set, takes the contract batches Drift asks for.
@@ -157,34 +162,52 @@ func (s *Service) Check(ctx context.Context, seedID string, inTx func(context.Co
 		return seedengine.SeedCheck{}, hs, ctx.Err()
 	}
 	paced := sd.Status == seedengine.SeedActive && harvests(sd.Fetch.Type)
-	// The latest check that set a pace, and whether it was the first.
+	// The latest check that set a pace.
 	var last *seedengine.SeedCheck
-	lastFirst := false
 	for i := range recent {
 		if recent[i].IntervalSeconds > 0 {
-			if last != nil {
-				lastFirst = false
-				break
-			}
-			last, lastFirst = &recent[i], true
+			last = &recent[i]
+			break
 		}
 	}
 	if !paced {
 		items = nil
 	}
+	entry := len(items)
+	gap := false
+	if paced && entry >= 2 && prev != nil {
+		// Every item new to the entry: some may have scrolled out since
+		// the last read. Read them back from the archive, if any.
+		unseen, first, err := s.store.UnseenInWindow(ctx, seedID, items)
+		if err != nil {
+			return seedengine.SeedCheck{}, hs, fmt.Errorf("check seed: %w", err)
+		}
+		gap = !first && unseen >= entry
+		if gap && sd.Harvest.Archive != nil {
+			rec, reads, reason := s.checker.Repair(ctx, *sd, prev.CheckedAt, items, s.store.KnownItems)
+			items = append(items, rec...)
+			c.RepairReads, c.RepairReason = reads, reason
+			if ctx.Err() != nil {
+				return seedengine.SeedCheck{}, hs, ctx.Err()
+			}
+		}
+		if gap && (sd.Harvest.Archive == nil || c.RepairReason != "") {
+			c.EstimatedMissed = entry / 2
+		}
+	}
 	for i := range items {
 		it := &items[i]
 		it.SeedID, it.DomainID, it.Country, it.Category = sd.SeedID, sd.DomainID, sd.Country, sd.Category
-		it.Source = seedengine.ItemSource{EntryURL: sd.Fetch.EntryURL, FetchType: sd.Fetch.Type}
+		it.Source = seedengine.ItemSource{EntryURL: sd.Fetch.EntryURL, FetchType: sd.Fetch.Type, Document: it.Source.Document}
 		it.FirstSeenAt = c.CheckedAt
 	}
 	// A plain sitemap lists a site's whole archive: its first read marks
 	// it seen, and later reads harvest what it adds.
 	baseline := last == nil && sd.Fetch.Type == seedengine.FetchSitemap
-	decide := func(c *seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
+	decide := func(c *seedengine.SeedCheck, hist seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
 		next := c.CheckedAt.Add(s.Interval(sd))
 		if paced {
-			next = c.CheckedAt.Add(s.pace(sd, c, len(items), last, lastFirst))
+			next = c.CheckedAt.Add(s.pace(sd, c, entry, last, hist))
 		}
 		h := Derive(append([]seedengine.SeedCheck{*c}, recent...), before, s.cfg.Now(), s.cfg.Thresholds)
 		return h, next
@@ -220,14 +243,15 @@ func harvests(t seedengine.FetchType) bool {
 }
 
 // pace sets c's harvest pace (whether the read may have missed items,
-// the rate estimate, the interval) and returns the time to the next read.
-// window is the number of items the read listed; last is the latest
-// check that set a pace (nil before the first harvesting read), lastFirst
-// whether it was the first.
-func (s *Service) pace(sd *seedengine.Seed, c *seedengine.SeedCheck, window int, last *seedengine.SeedCheck, lastFirst bool) time.Duration {
+// the arrival rate, the interval) and returns the time to the next read.
+// window is the number of items the entry listed; last is the latest
+// check that set a pace (nil before the first harvesting read); hist the
+// seed's arrival history, this read's arrivals included.
+func (s *Service) pace(sd *seedengine.Seed, c *seedengine.SeedCheck, window int, last *seedengine.SeedCheck, hist seedengine.ArrivalHistory) time.Duration {
 	in := harvest.PaceInput{
 		Window:     window,
-		New:        c.Unseen,
+		History:    hist,
+		Now:        c.CheckedAt,
 		First:      last == nil,
 		DocRate:    c.ItemsPerDay / 24,
 		CrawlDelay: time.Duration(sd.Policy.CrawlDelay * float64(time.Second)),
@@ -235,16 +259,19 @@ func (s *Service) pace(sd *seedengine.Seed, c *seedengine.SeedCheck, window int,
 	if c.NotModified {
 		in.Window = c.Items // unchanged since the last read: nothing new
 	}
+	if a := sd.Harvest.Archive; a != nil {
+		in.Archive = harvest.ArchiveCapacity(a.Kind, in.Window, MaxRepairPages)
+		in.Repair = harvest.RepairCost(a.Kind)
+	}
 	if last != nil {
-		in.Elapsed = c.CheckedAt.Sub(last.CheckedAt)
-		in.PrevRate = last.ArrivalsPerHour
 		in.PrevInterval = time.Duration(last.IntervalSeconds * float64(time.Second))
-		in.PrevFirst = lastFirst
 		// Every item new, on a read after the first: some may have
 		// scrolled out unseen since the last one.
 		in.Gap = window >= 2 && c.Unseen >= window
 	}
-	c.PossibleGap = in.Gap
+	// A gap stays possible unless a repair found the last known item
+	// again.
+	c.PossibleGap = in.Gap && (sd.Harvest.Archive == nil || c.RepairReads == 0 || c.RepairReason != "")
 	// Reads that come late (a busy queue, the round) are asked for as
 	// much earlier as the last two came late.
 	pc := s.cfg.Pace

@@ -112,6 +112,8 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 	var old [][]byte
 	for i, k := range keys {
 		if inserted[string(k)] {
+			// A URL listed twice in one read is one item.
+			delete(inserted, string(k))
 			fresh = append(fresh, items[i])
 		} else {
 			old = append(old, k)
@@ -131,45 +133,6 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 		}
 	}
 	return fresh, nil
-}
-
-// maxWindowKeys bounds the keys kept of a seed's last read: a sitemap
-// of 50,000 URLs counts its unseen items by what it harvested instead.
-const maxWindowKeys = 2000
-
-// unseenItems counts the items the seed's last read did not list and
-// keeps this read's as the seed's window. first is set when the seed had
-// no window yet. Past maxWindowKeys no window is kept, and ok is false.
-func (s *SeedService) unseenItems(ctx context.Context, tx *sql.Tx, seedID string, items []seedengine.Item) (unseen int, first, ok bool, err error) {
-	var old []byte
-	err = tx.QueryRowContext(ctx, `SELECT url_keys FROM seed_windows WHERE seed_id = $1`, seedID).Scan(&old)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		first = true
-	case err != nil:
-		return 0, false, false, fmt.Errorf("read the seed's last window: %w", err)
-	}
-	if len(items) > maxWindowKeys {
-		_, err := tx.ExecContext(ctx, `DELETE FROM seed_windows WHERE seed_id = $1`, seedID)
-		return 0, first, false, err
-	}
-	prev := make(map[string]bool, len(old)/16)
-	for i := 0; i+16 <= len(old); i += 16 {
-		prev[string(old[i:i+16])] = true
-	}
-	keys := make([]byte, 0, 16*len(items))
-	for i := range items {
-		k := urlKey(items[i].NormalizedURL)
-		if !prev[string(k)] {
-			unseen++
-		}
-		keys = append(keys, k...)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_windows (seed_id, url_keys) VALUES ($1, $2)
-		ON CONFLICT (seed_id) DO UPDATE SET url_keys = excluded.url_keys`, seedID, keys); err != nil {
-		return 0, first, false, fmt.Errorf("keep the seed's window: %w", err)
-	}
-	return unseen, first, true, nil
 }
 
 // insertItems stores new items, setting their IDs in commit order, and

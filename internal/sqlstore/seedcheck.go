@@ -28,11 +28,14 @@ const MaxSeedChecksPage = 500
 // FirstSeenAt set: the ones no read listed before within the dedupe
 // window are stored (their IDs set in commit order) and counted in
 // c.Harvested, the others are marked seen again; c.Unseen counts those the
-// seed's previous read did not list. With baseline, all are
+// seed's previous read did not list. Recovered items (Item.Recovered,
+// read back from the seed's archive) are recorded likewise but are no
+// part of the entry's window; they and the entry's new items add their
+// arrival times to the seed's history. With baseline, all are
 // marked seen and none stored (a plain sitemap's first read: its archive
-// is not news). decide then derives the
-// health and the next check's time from c (it may set c's pace fields)
-// inside the transaction. inTx, when not nil, runs last in the
+// is not news). decide then derives the health and the next check's
+// time from c and the seed's arrival history (it may set c's pace
+// fields) inside the transaction. inTx, when not nil, runs last in the
 // transaction with the change of health the check recorded (From equal to
 // To when none): the check job queues the change's alert and drift run
 // and completes itself there (internal/jobs), so a check, its items, what
@@ -40,7 +43,7 @@ const MaxSeedChecksPage = 500
 // a job run twice records its items once. ENOTFOUND when the seed does
 // not exist.
 func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedCheck, items []seedengine.Item, baseline bool,
-	decide func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time),
+	decide func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time),
 	inTx func(context.Context, *sql.Tx, seedengine.SeedHealthChange) error) (prev, h seedengine.SeedHealth, err error) {
 	if c.SeedID == "" || c.CheckedAt.IsZero() || c.Outcome == "" || decide == nil {
 		return prev, h, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time, an outcome and a decision")
@@ -69,18 +72,32 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			fresh = nil
 		}
 		c.Harvested = len(fresh)
+		c.Repaired = 0
+		for i := range fresh {
+			if fresh[i].Recovered {
+				c.Repaired++
+			}
+		}
+		var hist seedengine.ArrivalHistory
 		if len(items) > 0 {
-			unseen, _, ok, err := s.unseenItems(ctx, tx, c.SeedID, items)
+			unseen, hh, ok, err := s.readWindow(ctx, tx, c.SeedID, c.CheckedAt, items, c.EstimatedMissed)
 			if err != nil {
 				return err
 			}
 			if !ok {
 				unseen = c.Harvested
 			}
-			c.Unseen = unseen
+			c.Unseen, hist = unseen, hh
+		} else {
+			// Nothing read (a 304, a failure): the history as it stands.
+			w, err := s.loadWindow(ctx, tx, c.SeedID)
+			if err != nil {
+				return err
+			}
+			hist = w.hist
 		}
 		var next time.Time
-		h, next = decide(c)
+		h, next = decide(c, hist)
 		if c.IntervalSeconds > 0 {
 			listed := len(items)
 			if baseline {
@@ -198,7 +215,9 @@ func (s *SeedService) FindSeedChecksWithHealth(ctx context.Context, seedID strin
 }
 
 func (s *SeedService) findSeedChecks(ctx context.Context, db queryer, seedID string, before int64, since time.Time, limit int) ([]seedengine.SeedCheck, error) {
-	if limit <= 0 || limit > MaxSeedChecksPage {
+	// One more than a page: a caller asks for it to tell whether a next
+	// page follows.
+	if limit <= 0 || limit > MaxSeedChecksPage+1 {
 		return nil, seedengine.FieldErrorf("limit", "limit must be between 1 and %d", MaxSeedChecksPage)
 	}
 	if before <= 0 {

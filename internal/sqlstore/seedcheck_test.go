@@ -128,6 +128,8 @@ func TestSeedChecks(t *testing.T) {
 
 // decided is a RecordSeedCheck decision that gives h and next whatever
 // the check found.
-func decided(h seedengine.SeedHealth, next time.Time) func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) {
-	return func(*seedengine.SeedCheck) (seedengine.SeedHealth, time.Time) { return h, next }
+func decided(h seedengine.SeedHealth, next time.Time) func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
+	return func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
+		return h, next
+	}
 }

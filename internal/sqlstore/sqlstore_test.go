@@ -16,7 +16,7 @@ import (
 )
 
 // appMigrations is how many app migrations each engine has.
-const appMigrations = 13
+const appMigrations = 14
 
 // requireCode asserts that err carries the seedengine error code want.
 func requireCode(t *testing.T, err error, want string) {
