@@ -270,6 +270,27 @@ func (e SeedStatus) Valid() bool {
 	}
 }
 
+// Defines values for SeedArchiveKind.
+const (
+	SeedArchiveKindDailySitemaps SeedArchiveKind = "daily_sitemaps"
+	SeedArchiveKindNewsSitemap   SeedArchiveKind = "news_sitemap"
+	SeedArchiveKindPagedFeed     SeedArchiveKind = "paged_feed"
+)
+
+// Valid indicates whether the value is a known member of the SeedArchiveKind enum.
+func (e SeedArchiveKind) Valid() bool {
+	switch e {
+	case SeedArchiveKindDailySitemaps:
+		return true
+	case SeedArchiveKindNewsSitemap:
+		return true
+	case SeedArchiveKindPagedFeed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeedBulkFilterAuthority.
 const (
 	SeedBulkFilterAuthorityCom   SeedBulkFilterAuthority = "com"
@@ -522,6 +543,30 @@ func (e SeedCheckOutcome) Valid() bool {
 	case SeedCheckOutcomeMoved:
 		return true
 	case SeedCheckOutcomeOk:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeedCheckRepairReason.
+const (
+	ArchiveEnd       SeedCheckRepairReason = "archive_end"
+	ArchiveFailed    SeedCheckRepairReason = "archive_failed"
+	PageLimit        SeedCheckRepairReason = "page_limit"
+	RobotsDisallowed SeedCheckRepairReason = "robots_disallowed"
+)
+
+// Valid indicates whether the value is a known member of the SeedCheckRepairReason enum.
+func (e SeedCheckRepairReason) Valid() bool {
+	switch e {
+	case ArchiveEnd:
+		return true
+	case ArchiveFailed:
+		return true
+	case PageLimit:
+		return true
+	case RobotsDisallowed:
 		return true
 	default:
 		return false
@@ -1891,6 +1936,7 @@ type Item struct {
 	NormalizedUrl string     `json:"normalized_url"`
 	Page          *ItemPage  `json:"page,omitempty"`
 	PublishedAt   *time.Time `json:"published_at,omitempty"`
+	Recovered     *bool      `json:"recovered,omitempty"`
 	Sections      *[]string  `json:"sections,omitempty"`
 	SeedId        string     `json:"seed_id"`
 	Source        ItemSource `json:"source"`
@@ -1970,9 +2016,10 @@ type ItemPartitionList struct {
 
 // ItemSource defines model for ItemSource.
 type ItemSource struct {
-	CheckId   int64  `json:"check_id"`
-	EntryUrl  string `json:"entry_url"`
-	FetchType string `json:"fetch_type"`
+	CheckId   int64   `json:"check_id"`
+	Document  *string `json:"document,omitempty"`
+	EntryUrl  string  `json:"entry_url"`
+	FetchType string  `json:"fetch_type"`
 }
 
 // KeyCreateRequest defines model for KeyCreateRequest.
@@ -2524,6 +2571,20 @@ type Seed struct {
 // SeedStatus Changed only by promote, reject, reopen, suspend, reactivate and archive.
 type SeedStatus string
 
+// SeedArchive defines model for SeedArchive.
+type SeedArchive struct {
+	// Kind paged_feed: the entry's older windows at ?paged=2, 3, …; news_sitemap: a Google News sitemap (two days); daily_sitemaps: a sitemap index of sitemaps by day.
+	Kind SeedArchiveKind `json:"kind"`
+
+	// Url The news sitemap, the sitemap index; for paged_feed the entry itself.
+	//
+	// Examples: https://www.straitstimes.com/news-sitemap.xml
+	Url string `json:"url"`
+}
+
+// SeedArchiveKind paged_feed: the entry's older windows at ?paged=2, 3, …; news_sitemap: a Google News sitemap (two days); daily_sitemaps: a sitemap index of sitemaps by day.
+type SeedArchiveKind string
+
 // SeedBulkChange defines model for SeedBulkChange.
 type SeedBulkChange struct {
 	From   string `json:"from"`
@@ -2655,8 +2716,11 @@ type SeedCheck struct {
 	CanonicalUrl *string   `json:"canonical_url,omitempty"`
 	CheckedAt    time.Time `json:"checked_at"`
 	EntryUrl     string    `json:"entry_url"`
-	Etag         *string   `json:"etag,omitempty"`
-	FinalUrl     *string   `json:"final_url,omitempty"`
+
+	// EstimatedMissed For a gap no archive made up for: about how many items arrived unseen (half a window), counted by the pace as arrivals.
+	EstimatedMissed *int64  `json:"estimated_missed,omitempty"`
+	Etag            *string `json:"etag,omitempty"`
+	FinalUrl        *string `json:"final_url,omitempty"`
 
 	// Harvested Items this read recorded: article URLs not seen before within the dedupe window (active seeds only).
 	Harvested int64  `json:"harvested"`
@@ -2697,9 +2761,18 @@ type SeedCheck struct {
 	// Reason Why the check failed: a fetch reason (nxdomain, timeout, …), http_NNN, challenge, not_a_feed, not_a_sitemap.
 	//
 	// Examples: http_404
-	Reason *string         `json:"reason,omitempty"`
-	Robots SeedCheckRobots `json:"robots"`
-	SeedId string          `json:"seed_id"`
+	Reason *string `json:"reason,omitempty"`
+
+	// RepairReads Archive documents the repair read (one request each).
+	RepairReads *int64 `json:"repair_reads,omitempty"`
+
+	// RepairReason Why the repair stopped before it found the last known item again: archive_end, page_limit, archive_failed, robots_disallowed; empty when it did.
+	RepairReason *SeedCheckRepairReason `json:"repair_reason,omitempty"`
+
+	// Repaired Items a repair read back from the seed's archive after this read found its whole window new.
+	Repaired *int64          `json:"repaired,omitempty"`
+	Robots   SeedCheckRobots `json:"robots"`
+	SeedId   string          `json:"seed_id"`
 
 	// Status Final HTTP status; 0 without an HTTP answer.
 	Status int64 `json:"status"`
@@ -2710,6 +2783,9 @@ type SeedCheck struct {
 
 // SeedCheckOutcome ok: 2xx that parses as the seed's type, or 304; moved: reached through 301/308 to another URL that parses; gone: 404, 410, NXDOMAIN; blocked: 401, 403, 429 or a challenge page; disallowed: robots.txt refuses the entry (nothing fetched); failed: anything else.
 type SeedCheckOutcome string
+
+// SeedCheckRepairReason Why the repair stopped before it found the last known item again: archive_end, page_limit, archive_failed, robots_disallowed; empty when it did.
+type SeedCheckRepairReason string
 
 // SeedCheckRobots defines model for SeedCheck.Robots.
 type SeedCheckRobots string
@@ -2860,12 +2936,18 @@ type SeedFetchRequestType string
 
 // SeedHarvest defines model for SeedHarvest.
 type SeedHarvest struct {
+	// Archive Where the publisher keeps what scrolls out of the entry, read back when a read finds its whole window new (docs/harvest.md "Gaps"); chosen by the contract run.
+	Archive *SeedArchive `json:"archive,omitempty"`
+
 	// Pages Fetch every new item's page under the seed's policy and keep it as WARC (docs/harvest.md "Pages"). Part of the contract: a change makes a new version.
 	Pages bool `json:"pages"`
 }
 
 // SeedHarvestPatch defines model for SeedHarvestPatch.
 type SeedHarvestPatch struct {
+	// Archive The publisher's archive, whole; null removes it (gaps are then flagged, not repaired).
+	Archive *SeedArchive `json:"archive,omitempty"`
+
 	// Pages Fetch new items' pages as WARC; null turns it off.
 	Pages *bool `json:"pages,omitempty"`
 }

@@ -454,6 +454,7 @@ func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengin
 			SitemapURL:   bestSitemap(ev),
 		},
 		Confidence: d.Confidence,
+		Harvest:    seedengine.SeedHarvest{Archive: d.Archive},
 	}
 	checked := ev.FinishedAt
 	s.Evidence = seedengine.SeedEvidence{Key: evidenceKey, Method: d.Method, Why: d.Why, Candidates: len(ev.Candidates), Requests: ev.Spent.Requests, CheckedAt: &checked}

@@ -171,6 +171,8 @@ func (d *Discoverer) run(ctx context.Context, domainID, domain string, body func
 	ev.FinishedAt = d.cfg.Now().UTC()
 	ev.Spent.ElapsedMS = ev.FinishedAt.Sub(ev.StartedAt).Milliseconds()
 	ev.Decisions = decide(ev, d.cfg)
+	r.chooseArchives(ctx)
+	ev.Spent.Requests = int(r.used.Load())
 	switch {
 	case len(ev.Decisions) > 0:
 		ev.Outcome, ev.Detail = OutcomeSeeded, ""
@@ -187,7 +189,7 @@ func (d *Discoverer) run(ctx context.Context, domainID, domain string, body func
 // in order of likelihood until a fresh news entry is known or the limits
 // are reached, then what the other content types and the policy need.
 func (r *run) discover(ctx context.Context, rt *fetch.RobotsTxt) {
-	if !r.applyRobots(ctx, rt) {
+	if !r.applyRobots(ctx, rt, r.ev.Domain) {
 		return
 	}
 	r.addRobotsSitemaps()
@@ -282,17 +284,18 @@ func (r *run) do(ctx context.Context, req fetch.Request) (*fetch.Response, error
 	return r.d.f.Do(ctx, req)
 }
 
-// applyRobots fetches robots.txt (https first, http when https cannot be
-// reached at all), or takes the caller's, and applies it. It reports
-// whether the run goes on.
-func (r *run) applyRobots(ctx context.Context, given *fetch.RobotsTxt) bool {
+// applyRobots fetches host's robots.txt (https first, http when https
+// cannot be reached at all; host may carry a port, whose robots.txt it
+// then is, RFC 9309 §2.3), or takes the caller's, and applies it. It
+// reports whether the run goes on.
+func (r *run) applyRobots(ctx context.Context, given *fetch.RobotsTxt, host string) bool {
 	ev := &r.ev.Robots
 	var rt fetch.RobotsTxt
 	if given != nil {
 		rt = *given
 		r.used.Add(int64(robotsExchanges(rt)))
 	} else {
-		rt = fetch.FetchRobots(ctx, r.d.f.Do, r.ev.Domain, r.admit)
+		rt = fetch.FetchRobots(ctx, r.d.f.Do, host, r.admit)
 	}
 	resp, err, rules, result, base := rt.Response, rt.Err, rt.Rules, rt.Status, rt.Base
 	ev.URL = rt.URL

@@ -237,5 +237,10 @@ type Decision struct {
 	Why          string            `json:"why"`
 	CrawlAllowed bool              `json:"crawl_allowed"`
 	Selectors    map[string]string `json:"selectors,omitempty"`
-	candidate    *Candidate
+	// Archive is where the publisher keeps what scrolls out of a feed
+	// entry (archive.go), ArchiveWhy how the run knows; nil when it found
+	// none.
+	Archive    *seedengine.PublisherArchive `json:"archive,omitempty"`
+	ArchiveWhy string                       `json:"archive_why,omitempty"`
+	candidate  *Candidate
 }

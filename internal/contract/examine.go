@@ -2,6 +2,7 @@ package contract
 
 import (
 	"context"
+	"net/url"
 	"strconv"
 
 	"github.com/seedengine/seedengine/internal/feed"
@@ -37,7 +38,13 @@ type Entry struct {
 // candidate's error (not_a_feed, http_404, feed_parse_error, …) in Detail.
 func (d *Discoverer) Examine(ctx context.Context, domainID, domain string, e Entry) *Evidence {
 	return d.run(ctx, domainID, domain, func(ctx context.Context, r *run) {
-		if !r.applyRobots(ctx, nil) {
+		// The robots.txt that governs the entry: its own host and port's
+		// (an entry may live on feeds.<domain> or on a port of its own).
+		host := domain
+		if u, err := url.Parse(e.URL); err == nil && u.Host != "" {
+			host = u.Host
+		}
+		if !r.applyRobots(ctx, nil, host) {
 			return
 		}
 		var c *Candidate

@@ -83,6 +83,7 @@ func Choose(ev *Evidence, contentType, candidateURL string, cfg Config) (Decisio
 	}
 	d := decision(contentType, c, m, x.now, x.cfg.FreshWithin)
 	d.Why = "chosen by a reviewer: " + d.Why
+	d.Archive, d.ArchiveWhy = knownArchive(ev, d, x.now)
 	return d, nil
 }
 

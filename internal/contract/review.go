@@ -94,6 +94,7 @@ func (r *Review) ChooseCandidate(ctx context.Context, seedID, candidateURL, acto
 			return seedengine.Errorf(seedengine.ECONFLICT, "seed %s is archived; an archived seed's contract does not change", seedengine.Truncate(cur.SeedID, 200))
 		}
 		cur.Fetch, cur.Policy, cur.Evidence, cur.Confidence = found.Fetch, found.Policy, found.Evidence, found.Confidence
+		cur.Harvest.Archive = found.Harvest.Archive
 		return nil
 	})
 }

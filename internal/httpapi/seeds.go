@@ -46,7 +46,13 @@ type seedPolicy struct {
 }
 
 type seedHarvest struct {
-	Pages bool `json:"pages" doc:"Fetch every new item's page under the seed's policy and keep it as WARC (docs/harvest.md \"Pages\"). Part of the contract: a change makes a new version."`
+	Pages   bool         `json:"pages" doc:"Fetch every new item's page under the seed's policy and keep it as WARC (docs/harvest.md \"Pages\"). Part of the contract: a change makes a new version."`
+	Archive *seedArchive `json:"archive,omitempty" doc:"Where the publisher keeps what scrolls out of the entry, read back when a read finds its whole window new (docs/harvest.md \"Gaps\"); chosen by the contract run."`
+}
+
+type seedArchive struct {
+	Kind string `json:"kind" enum:"paged_feed,news_sitemap,daily_sitemaps" doc:"paged_feed: the entry's older windows at ?paged=2, 3, …; news_sitemap: a Google News sitemap (two days); daily_sitemaps: a sitemap index of sitemaps by day."`
+	URL  string `json:"url" maxLength:"2048" doc:"The news sitemap, the sitemap index; for paged_feed the entry itself." example:"https://www.straitstimes.com/news-sitemap.xml"`
 }
 
 type seedEvidence struct {
@@ -136,6 +142,10 @@ type seedCheck struct {
 	ArrivalsPer  float64    `json:"arrivals_per_hour,omitempty" doc:"The pace's estimate of new items an hour after this read."`
 	IntervalS    float64    `json:"interval_s,omitempty" doc:"Seconds to the next read this one chose (the pace)."`
 	LateS        float64    `json:"late_s,omitempty" doc:"Seconds after its due time this read came; the pace asks as much earlier."`
+	Repaired     int        `json:"repaired,omitempty" doc:"Items a repair read back from the seed's archive after this read found its whole window new."`
+	RepairReads  int        `json:"repair_reads,omitempty" doc:"Archive documents the repair read (one request each)."`
+	RepairReason string     `json:"repair_reason,omitempty" doc:"Why the repair stopped before it found the last known item again: archive_end, page_limit, archive_failed, robots_disallowed; empty when it did." enum:"archive_end,page_limit,archive_failed,robots_disallowed"`
+	Missed       int        `json:"estimated_missed,omitempty" doc:"For a gap no archive made up for: about how many items arrived unseen (half a window), counted by the pace as arrivals."`
 }
 
 type seedContract struct {
@@ -408,6 +418,9 @@ func (s *Server) handleSeedCreate(ctx context.Context, in *seedCreateInput) (*se
 	}
 	if h := req.Harvest; h != nil {
 		sd.Harvest.Pages = h.Pages
+		if a := h.Archive; a != nil {
+			sd.Harvest.Archive = &seedengine.PublisherArchive{Kind: seedengine.ArchiveKind(a.Kind), URL: a.URL}
+		}
 	}
 	if p := req.Policy; p != nil {
 		sd.Policy = seedengine.SeedPolicy{RobotsURL: p.RobotsURL, CrawlAllowed: p.CrawlAllowed == nil || *p.CrawlAllowed,
@@ -455,8 +468,9 @@ type seedFetchPatch struct {
 }
 
 type seedHarvestPatch struct {
-	_     struct{} `additionalProperties:"false"`
-	Pages *bool    `json:"pages,omitempty" doc:"Fetch new items' pages as WARC; null turns it off."`
+	_       struct{}     `additionalProperties:"false"`
+	Pages   *bool        `json:"pages,omitempty" doc:"Fetch new items' pages as WARC; null turns it off."`
+	Archive *seedArchive `json:"archive,omitempty" doc:"The publisher's archive, whole; null removes it (gaps are then flagged, not repaired)."`
 }
 
 type seedPolicyPatch struct {
@@ -604,8 +618,11 @@ func applySeedPatch(sd *seedengine.Seed, patch map[string]json.RawMessage) error
 			}, "robots_url", "crawl_allowed", "crawl_delay", "sitemap_url")
 		case "harvest":
 			err = patchObject(k, v, func(f string, fv json.RawMessage) error {
+				if f == "archive" {
+					return patchArchive(fv, &sd.Harvest.Archive)
+				}
 				return patchBool("harvest.pages", fv, &sd.Harvest.Pages)
-			}, "pages")
+			}, "pages", "archive")
 		}
 		if err != nil {
 			return err
@@ -624,6 +641,20 @@ func patchString(field string, v json.RawMessage, dst *string, null string) erro
 	if err := json.Unmarshal(v, dst); err != nil {
 		return seedengine.FieldErrorf(field, "%s must be a string or null", field)
 	}
+	return nil
+}
+
+// patchArchive sets or (null) removes a seed's archive, whole.
+func patchArchive(v json.RawMessage, dst **seedengine.PublisherArchive) error {
+	if isNull(v) {
+		*dst = nil
+		return nil
+	}
+	var a seedengine.PublisherArchive
+	if err := json.Unmarshal(v, &a); err != nil {
+		return seedengine.FieldErrorf("harvest.archive", "harvest.archive must be an object with kind and url, or null")
+	}
+	*dst = &a
 	return nil
 }
 
