@@ -214,7 +214,7 @@ var settings = []setting{
 		fs.DurationVar(&c.JobRetention, n, 24*time.Hour, u)
 	}},
 	{name: "harvest-min-interval", usage: "shortest time between two reads of an active feed or sitemap seed, whose pace follows its publisher's (docs/harvest.md); the longest is --seed-check-max-interval", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
-		fs.DurationVar(&c.HarvestMinInterval, n, 5*time.Minute, u)
+		fs.DurationVar(&c.HarvestMinInterval, n, 30*time.Second, u)
 	}},
 	{name: "harvest-dedupe-window", usage: "an article URL is an item once; listed again after this long unseen, it is an item again", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.HarvestDedupeWindow, n, 30*24*time.Hour, u)

@@ -3,9 +3,11 @@ package app_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -637,4 +639,31 @@ func TestSeedImportEntryOffDomain(t *testing.T) {
 		require.Equal(t, seedengine.SeedActive, promoted.Status)
 		require.Equal(t, seedengine.ReviewEntryOffDomain, promoted.ReviewReasons[0].Code, "the reason stays: it describes the contract")
 	})
+}
+
+// An entry on a port of its own is governed by that port's robots.txt
+// (RFC 9309 §2.3): the import asks for it there, never on the default
+// port.
+func TestSeedImportRobotsOfTheEntrysPort(t *testing.T) {
+	t.Parallel()
+	web := simwebtest.Start(t)
+	web.AddSite(simweb.Site{Host: "port-feed.gov.sg", Layout: simweb.LayoutWordPress})
+	var mu sync.Mutex
+	var robots []string
+	web.Observe(func(r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			mu.Lock()
+			robots = append(robots, r.Host)
+			mu.Unlock()
+		}
+	})
+	_, port, err := net.SplitHostPort(web.HTTPSAddr())
+	require.NoError(t, err)
+	client := simwebtest.NewClient(t, web, 2*time.Second, ":8443:127.0.0.1:"+port)
+	s := newStack(t, sqlstoretest.OpenSQLite(t), withQueue(), withContract(contract.New(client, contract.Config{})))
+	_, res := s.runImport(t, "country=sg&category=news", "text/plain", "https://port-feed.gov.sg:8443/feed/\n")
+	require.Len(t, res.Created, 1, "%+v", res)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []string{"port-feed.gov.sg:8443"}, robots)
 }

@@ -70,6 +70,9 @@ func TestSeedChecksAPI(t *testing.T) {
 		s.call(t, http.MethodPost, path+"/check", s.reader, nil).Problem(t, http.StatusForbidden, "forbidden")
 		s.call(t, http.MethodPost, "/api/v1/seeds/media:sg:nobody.com::news/check", s.writer, nil).Problem(t, http.StatusNotFound, "not_found")
 		s.call(t, http.MethodGet, path+"/checks?limit=0", s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
+		s.call(t, http.MethodGet, path+"/checks?limit=501", s.reader, nil).Problem(t, http.StatusUnprocessableEntity, "invalid")
+		r = s.call(t, http.MethodGet, path+"/checks?limit=500", s.reader, nil)
+		require.Equal(t, http.StatusOK, r.StatusCode, "the largest page: %s", r.Body)
 
 		r = s.call(t, http.MethodPost, "/api/v1/seeds/promote", s.admin, map[string]any{"seedId": id})
 		require.Equal(t, http.StatusOK, r.StatusCode, string(r.Body))
