@@ -392,13 +392,7 @@ func (c countingFetcher) Do(ctx context.Context, req fetch.Request) (*fetch.Resp
 // fewer requests.
 func TestHarvestBursty(t *testing.T) {
 	t.Parallel()
-	hoursRun := 8.0
-	if v := os.Getenv("SEEDENGINE_BURSTY_HOURS"); v != "" {
-		var err error
-		hoursRun, err = strconv.ParseFloat(v, 64)
-		require.NoError(t, err)
-	}
-	d := time.Duration(hoursRun * float64(time.Hour))
+	hoursRun, d := burstyHours(t, 8)
 	epoch := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	miniflux := runMiniflux(t, newBurstyWeb(40, epoch), d, time.Minute, 24*time.Hour)
 	t.Logf("Miniflux, entry_frequency at a 1 min minimum:\n%s", miniflux)
@@ -418,6 +412,19 @@ func TestHarvestBursty(t *testing.T) {
 		require.Greater(t, ours.coverage(), theirs.coverage(), "bursts into a feed alone: more than Miniflux sees")
 		require.Less(t, ours.requests, theirs.requests, "with fewer requests")
 	})
+}
+
+// burstyHours is how many simulated hours a bursty run lasts:
+// $SEEDENGINE_BURSTY_HOURS, else def.
+func burstyHours(tb testing.TB, def float64) (float64, time.Duration) {
+	tb.Helper()
+	h := def
+	if v := os.Getenv("SEEDENGINE_BURSTY_HOURS"); v != "" {
+		var err error
+		h, err = strconv.ParseFloat(v, 64)
+		require.NoError(tb, err)
+	}
+	return h, time.Duration(h * float64(time.Hour))
 }
 
 // runMiniflux reads w's main feeds as Miniflux 2's entry_frequency
@@ -559,13 +566,7 @@ func runMiniflux(tb testing.TB, w *burstyWeb, d, minInterval, maxInterval time.D
 //
 //	go test -run '^$' -bench HarvestBursty -benchtime 1x ./internal/app/
 func BenchmarkHarvestBursty(b *testing.B) {
-	hoursRun := 24.0
-	if v := os.Getenv("SEEDENGINE_BURSTY_HOURS"); v != "" {
-		var err error
-		hoursRun, err = strconv.ParseFloat(v, 64)
-		require.NoError(b, err)
-	}
-	d := time.Duration(hoursRun * float64(time.Hour))
+	hoursRun, d := burstyHours(b, 24)
 	epoch := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	for range b.N {
 		res := runBursty(b, sqlstoretest.OpenSQLite(b), newBurstyWeb(40, epoch), d, harvest.PaceConfig{})

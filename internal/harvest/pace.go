@@ -310,22 +310,9 @@ func (h history) cheapest(cfg PaceConfig, window, archive int, repair func(int, 
 		capacity = math.MaxInt32
 	}
 	top := min(hours(float64(window)/rate), h.longest(cfg, capacity, cfg.Loss, rate))
-	top = max(top, cfg.Min)
-	best, bestCost := top, math.Inf(1)
-	// A geometric grid from Min to top, 32 steps.
-	ratio := math.Pow(float64(top)/float64(cfg.Min), 1.0/31)
-	for i := range 32 {
-		iv := time.Duration(float64(cfg.Min) * math.Pow(ratio, float64(i)))
-		if i == 31 || iv > top {
-			iv = top
-		}
-		cost := (1 + h.meanRepair(iv, window, repair, rate)) / iv.Hours()
-		// Ties go to the longer interval: fewer reads for the same cost.
-		if cost <= bestCost*1.0001 {
-			best, bestCost = iv, cost
-		}
-	}
-	return best
+	return cheapestOf(cfg.Min, top, func(iv time.Duration) float64 {
+		return (1 + h.meanRepair(iv, window, repair, rate)) / iv.Hours()
+	})
 }
 
 // worthwhile is the interval of a seed whose bursts outrun its window
@@ -335,17 +322,25 @@ func (h history) cheapest(cfg PaceConfig, window, archive int, repair func(int, 
 // ReadWorth items. A publisher whose bursts are twice its window is
 // then read often, one whose bursts barely pass it little.
 func (h history) worthwhile(cfg PaceConfig, window int, fewest time.Duration) time.Duration {
-	top := max(fewest, cfg.Min)
-	best, bestCost := top, math.Inf(1)
-	ratio := math.Pow(float64(top)/float64(cfg.Min), 1.0/31)
+	return cheapestOf(cfg.Min, fewest, func(iv time.Duration) float64 {
+		return (cfg.ReadWorth + h.meanOverflow(iv, window)) / iv.Hours()
+	})
+}
+
+// cheapestOf is the interval from lo to hi (at least lo) of the lowest
+// cost an hour, on a geometric grid of 32 steps; of two that cost about
+// the same, the longer (fewer reads for the same cost).
+func cheapestOf(lo, hi time.Duration, cost func(time.Duration) float64) time.Duration {
+	hi = max(hi, lo)
+	best, bestCost := hi, math.Inf(1)
+	ratio := math.Pow(float64(hi)/float64(lo), 1.0/31)
 	for i := range 32 {
-		iv := time.Duration(float64(cfg.Min) * math.Pow(ratio, float64(i)))
-		if i == 31 || iv > top {
-			iv = top
+		iv := time.Duration(float64(lo) * math.Pow(ratio, float64(i)))
+		if i == 31 || iv > hi {
+			iv = hi
 		}
-		cost := (cfg.ReadWorth + h.meanOverflow(iv, window)) / iv.Hours()
-		if cost < bestCost {
-			best, bestCost = iv, cost
+		if c := cost(iv); c <= bestCost*1.0001 {
+			best, bestCost = iv, c
 		}
 	}
 	return best
