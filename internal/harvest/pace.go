@@ -113,7 +113,7 @@ type PaceInput struct {
 // hour) it follows from.
 func Pace(cfg PaceConfig, in PaceInput) (time.Duration, float64) {
 	cfg = cfg.withDefaults()
-	h := history{times: in.History.Times, since: in.History.Since, now: in.Now}
+	h := newHistory(in.History.Times, in.History.Since, in.Now)
 	rate := h.rate()
 	if rate <= 0 && in.First {
 		rate = in.DocRate
@@ -130,12 +130,12 @@ func Pace(cfg PaceConfig, in PaceInput) (time.Duration, float64) {
 		interval = 2 * in.PrevInterval
 	case rate <= 0:
 		interval = cfg.First
-	case len(h.times) < minHistory || h.span() < 2*cfg.Min:
+	case len(h.t) < minHistory || h.span < 2*cfg.Min:
 		// Too little history to tell bursts from a steady flow: the
 		// rate, taken high (a Poisson upper bound: one arrival seen in
 		// two minutes may well be five), with room to spare.
-		if span := h.span(); span > 0 && len(h.times) > 0 {
-			n := float64(len(h.times))
+		if span := h.span; span > 0 && len(h.t) > 0 {
+			n := float64(len(h.t))
 			rate = max(rate, (n+2+2*math.Sqrt(n+1))/span.Hours())
 		}
 		interval = hours(0.8 * float64(w) / rate)
@@ -154,7 +154,7 @@ func Pace(cfg PaceConfig, in PaceInput) (time.Duration, float64) {
 			interval = h.worthwhile(cfg, w, fewest)
 		}
 	}
-	if in.Gap && in.Archive <= 0 && in.PrevInterval > 0 && len(h.times) < minHistory {
+	if in.Gap && in.Archive <= 0 && in.PrevInterval > 0 && len(h.t) < minHistory {
 		// Items may have been lost, and too little history says how
 		// many arrive: look again soon.
 		interval = min(interval, in.PrevInterval/2)
@@ -214,62 +214,64 @@ func RepairCost(k seedengine.ArchiveKind) func(count, window int) int {
 	}
 }
 
-// history is an arrival history as the pace reads it: sorted times
-// within [since, now].
+// history is an arrival history as the pace reads it: the arrival times
+// as nanoseconds after since, sorted, within [0, span]. Plain integers,
+// not time.Time: the sweeps below run over thousands of times for each
+// of some hundred intervals at every read.
 type history struct {
-	times      []time.Time
-	since, now time.Time
+	t    []int64
+	span time.Duration
 }
 
-func (h history) span() time.Duration { return h.now.Sub(h.since) }
+func newHistory(times []time.Time, since, now time.Time) history {
+	h := history{t: make([]int64, 0, len(times)), span: max(now.Sub(since), 0)}
+	for _, at := range times {
+		d := int64(at.Sub(since))
+		if d >= 0 && d <= int64(h.span) {
+			h.t = append(h.t, d)
+		}
+	}
+	return h
+}
 
 // rate is the items an hour over the whole history.
 func (h history) rate() float64 {
-	if h.span() <= 0 {
+	if h.span <= 0 {
 		return 0
 	}
-	return float64(len(h.times)) / h.span().Hours()
+	return float64(len(h.t)) / h.span.Hours()
 }
 
-// share is the share of the phases t in [since, now-I] at which more than
-// c items arrived in (t, t+I]: the chance that a read I after the one
+// share is the share of the phases t in [0, span-I] at which more than c
+// items arrived in (t, t+I]: the chance that a read I after the one
 // before found its window overflowed by more than c. Exact: more than c
 // items in (t, t+I] is t in [a[j+c]-I, a[j]) for some j, and those
 // intervals, in order of j, are merged as they come.
 func (h history) share(iv time.Duration, c int) float64 {
-	total := h.span() - iv
+	total := int64(h.span - iv)
 	if total <= 0 || c < 0 {
 		return 0
 	}
-	lo, hi := h.since, h.now.Add(-iv)
-	var covered time.Duration
-	var curStart, curEnd time.Time
+	d := int64(iv)
+	var covered, curStart, curEnd int64
 	open := false
-	for j := 0; j+c < len(h.times); j++ {
-		start := h.times[j+c].Add(-iv)
-		end := h.times[j]
-		if start.Before(lo) {
-			start = lo
-		}
-		if end.After(hi) {
-			end = hi
-		}
-		if !end.After(start) {
+	for j := 0; j+c < len(h.t); j++ {
+		start := max(h.t[j+c]-d, 0)
+		end := min(h.t[j], total)
+		if end <= start {
 			continue
 		}
-		if open && !start.After(curEnd) {
-			if end.After(curEnd) {
-				curEnd = end
-			}
+		if open && start <= curEnd {
+			curEnd = max(curEnd, end)
 			continue
 		}
 		if open {
-			covered += curEnd.Sub(curStart)
+			covered += curEnd - curStart
 		}
 		curStart, curEnd, open = start, end, true
 	}
 	if open {
-		covered += curEnd.Sub(curStart)
+		covered += curEnd - curStart
 	}
 	return float64(covered) / float64(total)
 }
@@ -278,7 +280,7 @@ func (h history) share(iv time.Duration, c int) float64 {
 // share of overflows past c stays within loss. Past half the history
 // the history cannot tell: the rate decides there, with room to spare.
 func (h history) longest(cfg PaceConfig, c int, loss, rate float64) time.Duration {
-	lo, hi := cfg.Min, min(cfg.Max, h.span()/2)
+	lo, hi := cfg.Min, min(cfg.Max, h.span/2)
 	if hi <= lo || h.share(lo, c) > loss {
 		return lo
 	}
@@ -359,51 +361,53 @@ func (h history) meanRepair(iv time.Duration, window int, repair func(int, int) 
 	if repair == nil {
 		return 0
 	}
-	if h.span() <= iv {
+	if h.span <= iv {
 		return float64(repair(int(math.Round(rate*iv.Hours())), window))
 	}
 	return h.mean(iv, func(n int) float64 { return float64(repair(n, window)) })
 }
 
-// mean is the mean of f(N(t)) over the phases t in [since, now-I], N(t)
+// mean is the mean of f(N(t)) over the phases t in [0, span-I], N(t)
 // the arrivals in (t, t+I]: exact, by a sweep over the points where N
 // changes (arrival a enters at t = a-I and leaves at t = a).
 func (h history) mean(iv time.Duration, f func(int) float64) float64 {
-	lo, hi := h.since, h.now.Add(-iv)
-	if !hi.After(lo) {
+	d := int64(iv)
+	hi := int64(h.span) - d
+	if hi <= 0 {
 		return 0
 	}
-	n := h.count(lo, lo.Add(iv))
-	// The next to enter (a-I after lo) and the next to leave (a after lo).
-	i := sort.Search(len(h.times), func(k int) bool { return h.times[k].Add(-iv).After(lo) })
-	j := sort.Search(len(h.times), func(k int) bool { return h.times[k].After(lo) })
+	n := h.count(0, d)
+	// The next to enter (a-I > 0) and the next to leave (a > 0).
+	i := sort.Search(len(h.t), func(k int) bool { return h.t[k]-d > 0 })
+	j := sort.Search(len(h.t), func(k int) bool { return h.t[k] > 0 })
 	var sum float64
-	at := lo
-	for at.Before(hi) {
+	var at int64
+	for at < hi {
 		next := hi
-		if i < len(h.times) && h.times[i].Add(-iv).Before(next) {
-			next = h.times[i].Add(-iv)
+		if i < len(h.t) && h.t[i]-d < next {
+			next = h.t[i] - d
 		}
-		if j < len(h.times) && h.times[j].Before(next) {
-			next = h.times[j]
+		if j < len(h.t) && h.t[j] < next {
+			next = h.t[j]
 		}
-		sum += f(n) * float64(next.Sub(at))
+		sum += f(n) * float64(next-at)
 		at = next
-		for i < len(h.times) && !h.times[i].Add(-iv).After(at) {
+		for i < len(h.t) && h.t[i]-d <= at {
 			n++
 			i++
 		}
-		for j < len(h.times) && !h.times[j].After(at) {
+		for j < len(h.t) && h.t[j] <= at {
 			n--
 			j++
 		}
 	}
-	return sum / float64(hi.Sub(lo))
+	return sum / float64(hi)
 }
 
-// count is how many arrivals fall in (from, to].
-func (h history) count(from, to time.Time) int {
-	i := sort.Search(len(h.times), func(i int) bool { return h.times[i].After(from) })
-	j := sort.Search(len(h.times), func(i int) bool { return h.times[i].After(to) })
+// count is how many arrivals fall in (from, to], in nanoseconds of the
+// history.
+func (h history) count(from, to int64) int {
+	i := sort.Search(len(h.t), func(k int) bool { return h.t[k] > from })
+	j := sort.Search(len(h.t), func(k int) bool { return h.t[k] > to })
 	return j - i
 }

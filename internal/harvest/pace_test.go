@@ -73,7 +73,7 @@ func TestPaceSteady(t *testing.T) {
 	require.InDelta(t, 60, rate, 3)
 	require.Greater(t, iv, 8*time.Minute)
 	require.Less(t, iv, 20*time.Minute)
-	require.LessOrEqual(t, (history{times: h.Times, since: h.Since, now: now}).share(iv, 20), 0.01)
+	require.LessOrEqual(t, newHistory(h.Times, h.Since, now).share(iv, 20), 0.01)
 	require.Less(t, lostShare(h, iv, 20), 0.005, "under half a percent of the items")
 }
 
@@ -88,7 +88,7 @@ func TestPaceBursty(t *testing.T) {
 	t.Parallel()
 	h := arrivals(2, 3*24*time.Hour, 6, 10*time.Minute, 40) // window 20: bursts of two windows
 	now := paceEpoch.Add(3 * 24 * time.Hour)
-	hist := history{times: h.Times, since: h.Since, now: now}
+	hist := newHistory(h.Times, h.Since, now)
 	rate := hist.rate()
 	fewest := time.Duration(20 / rate * float64(time.Hour))
 
@@ -153,28 +153,28 @@ func TestPaceBounds(t *testing.T) {
 func TestShare(t *testing.T) {
 	t.Parallel()
 	at := func(m int) time.Time { return paceEpoch.Add(time.Duration(m) * time.Minute) }
-	h := history{times: []time.Time{at(10), at(11), at(50)}, since: at(0), now: at(100)}
+	h := newHistory([]time.Time{at(10), at(11), at(50)}, at(0), at(100))
 	// More than 1 item in (t, t+5m]: t in [11-5, 10) = [6, 10): 4 of 95 minutes.
 	require.InDelta(t, 4.0/95, h.share(5*time.Minute, 1), 1e-9)
 	// More than 0: [5,10) ∪ [6,11) ∪ [45,50) = [5,11) ∪ [45,50): 11 of 95.
 	require.InDelta(t, 11.0/95, h.share(5*time.Minute, 0), 1e-9)
 	require.Zero(t, h.share(5*time.Minute, 2))
-	require.Equal(t, 2, h.count(at(9), at(11)))
-	require.False(t, math.IsNaN(history{since: at(0), now: at(0)}.share(time.Minute, 0)))
+	require.Equal(t, 2, h.count(int64(9*time.Minute), int64(11*time.Minute)))
+	require.False(t, math.IsNaN(newHistory(nil, at(0), at(0)).share(time.Minute, 0)))
 }
 
 // mean is exact: what sampling many phases finds.
 func TestMeanIsExact(t *testing.T) {
 	t.Parallel()
 	h := arrivals(2, 24*time.Hour, 6, 10*time.Minute, 40)
-	hist := history{times: h.Times, since: h.Since, now: paceEpoch.Add(24 * time.Hour)}
+	hist := newHistory(h.Times, h.Since, paceEpoch.Add(24*time.Hour))
 	for _, iv := range []time.Duration{30 * time.Second, 2 * time.Minute, 7 * time.Minute} {
 		const phases = 20000
-		total := hist.span() - iv
+		total := hist.span - iv
 		sum := 0
 		for k := range phases {
-			at := hist.since.Add(time.Duration((float64(k) + 0.5) / phases * float64(total)))
-			sum += max(hist.count(at, at.Add(iv))-20, 0)
+			at := int64((float64(k) + 0.5) / phases * float64(total))
+			sum += max(hist.count(at, at+int64(iv))-20, 0)
 		}
 		require.InDelta(t, float64(sum)/phases, hist.meanOverflow(iv, 20), 0.05, "%v", iv)
 	}
