@@ -248,8 +248,8 @@ var settings = []setting{
 		return s
 	}(),
 	stringSetting("public-url", "", "the URL people reach this service at (https://seeds.example.org); alerts link to the console there", groupQueue, func(c *Config) *string { return &c.PublicURL }),
-	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
-		fs.DurationVar(&c.QueuePollInterval, n, 100*time.Millisecond, u)
+	{name: "queue-poll-interval", usage: "how often workers poll the database for new jobs; 0 (the default) is 2s where an insert wakes the workers (SQLite, PostgreSQL with LISTEN) and 100ms elsewhere", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.DurationVar(&c.QueuePollInterval, n, 0, u)
 	}},
 	{name: "job-timeout", usage: "longest a single job may run", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.DurationVar(&c.JobTimeout, n, 10*time.Minute, u)
@@ -583,8 +583,8 @@ func (c *Config) finish(groups settingGroup) error {
 				return fmt.Errorf("--%s: %s", seedengine.ErrorField(err), seedengine.ErrorMessage(err))
 			}
 		}
-		if c.QueuePollInterval < time.Millisecond {
-			return fmt.Errorf("--queue-poll-interval: %v must be at least 1ms", c.QueuePollInterval)
+		if c.QueuePollInterval != 0 && c.QueuePollInterval < time.Millisecond {
+			return fmt.Errorf("--queue-poll-interval: %v must be 0 (automatic) or at least 1ms", c.QueuePollInterval)
 		}
 		if c.JobTimeout <= 0 {
 			return fmt.Errorf("--job-timeout: %v must be positive", c.JobTimeout)

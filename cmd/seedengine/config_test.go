@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -29,7 +28,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	require.Equal(t, "file://"+filepath.Join(abs, "objects"), c.BlobURL)
 	require.Equal(t, "text", c.LogFormat)
 	require.Equal(t, 50, c.Workers)
-	require.Equal(t, 100*time.Millisecond, c.QueuePollInterval)
+	require.Zero(t, c.QueuePollInterval, "automatic")
 }
 
 func TestParseConfigPrecedence(t *testing.T) {

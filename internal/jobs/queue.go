@@ -95,8 +95,10 @@ type Config struct {
 	// the latency of a new job when nothing wakes the queue: on PostgreSQL
 	// without a Listener, or when a notification is lost; on SQLite an
 	// insert wakes the queue through River's notification table (see the
-	// package doc). River's default of 1 s would cap throughput near
-	// Workers per second. Default 100 ms.
+	// package doc), and on PostgreSQL with a Listener through LISTEN.
+	// Default: 2 s where inserts wake the queue (an idle process then
+	// costs next to nothing), 100 ms where they do not (River's default of
+	// 1 s would cap throughput near Workers per second).
 	PollInterval time.Duration
 
 	// JobRetention is how long River keeps completed and cancelled jobs;
@@ -304,6 +306,9 @@ type Queue struct {
 	rescue *rescuer // jobs left running by nobody (rescue.go)
 }
 
+// wokenPollInterval is the poll interval of a queue that inserts wake.
+const wokenPollInterval = 2 * time.Second
+
 // New builds a queue on db, which must hold River's tables (applied by the
 // store's migrations). engine is EngineSQLite or EnginePostgres; on SQLite
 // db must be limited to one open connection, because River runs many
@@ -315,6 +320,9 @@ type Queue struct {
 func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, kinds ...Kind) (*Queue, error) {
 	if db == nil || batches == nil {
 		return nil, seedengine.Errorf(seedengine.EINVALID, "queue needs a database and a batch service")
+	}
+	if cfg.PollInterval == 0 && (engine == EngineSQLite || cfg.Listener != nil) {
+		cfg.PollInterval = wokenPollInterval
 	}
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
