@@ -50,6 +50,10 @@ type Request struct {
 	// MaxRedirects, when above zero, lowers the client's redirect limit
 	// for this fetch (robots.txt follows at most 5, RFC 9309).
 	MaxRedirects int
+	// Capture keeps every exchange as it went over the wire
+	// (Response.Exchanges): for an archive. Captured fetches use a
+	// connection per exchange.
+	Capture bool
 	// StrictPorts holds the URL asked for to the port policy too: only 80,
 	// 443 and Config.AllowPorts, for a URL that someone outside wrote (an
 	// article link of a feed). Without it the asked URL's own port is
@@ -87,6 +91,9 @@ type Response struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// Redirects holds every redirect response seen, in order.
 	Redirects []Hop `json:"redirects,omitempty"`
+	// Exchanges are a captured fetch's exchanges as they went over the
+	// wire, every redirect hop then the final response (Request.Capture).
+	Exchanges []Exchange `json:"-"`
 	// LeftRegistrable is true when the final URL's registrable domain (eTLD+1)
 	// differs from the start URL's.
 	LeftRegistrable bool `json:"left_registrable"`
@@ -128,6 +135,7 @@ type Client struct {
 	dialer    *net.Dialer
 	tlsConfig *tls.Config
 	transport *http.Transport
+	capture   *http.Transport // captured fetches: one exchange per connection, recorded
 	sched     *scheduler
 	log       *slog.Logger
 	dns       *dnsLookup
@@ -194,11 +202,17 @@ func New(cfg Config) (*Client, error) {
 		IdleConnTimeout:        30 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
 	}
+	c.capture = c.transport.Clone()
+	c.capture.DialContext, c.capture.DialTLSContext = c.dialCapture, c.dialTLSCapture
+	c.capture.DisableKeepAlives = true
 	return c, nil
 }
 
 // Close closes idle connections. The Client stays usable.
-func (c *Client) Close() { c.transport.CloseIdleConnections() }
+func (c *Client) Close() {
+	c.transport.CloseIdleConnections()
+	c.capture.CloseIdleConnections()
+}
 
 // UserAgent returns the User-Agent sent with every request, for robots.txt
 // group matching.
@@ -233,6 +247,7 @@ func (c *Client) Do(ctx context.Context, req Request) (resp *Response, err error
 	defer o.close()
 	if !hasBody(o.method, o.resp.StatusCode) {
 		resp.Duration += time.Since(o.begin)
+		o.captured(resp)
 		return resp, nil
 	}
 	wire := &wireLimit{r: o.resp.Body, n: limit + wireSlack}
@@ -255,6 +270,7 @@ func (c *Client) Do(ctx context.Context, req Request) (resp *Response, err error
 		return nil, c.failure(ctx, o.url, resp.Redirects, wire.readError(o.url.String(), err))
 	}
 	resp.Body, resp.Truncated = body, truncated
+	o.captured(resp)
 	return resp, nil
 }
 
@@ -325,6 +341,15 @@ type open struct {
 	remote    string
 	ttfb      time.Duration
 	notBefore time.Time // Retry-After push for the host, applied on close
+	rec       *recConn  // a captured exchange's connection
+}
+
+// captured adds the final exchange of a captured fetch to resp, once its
+// body has been read.
+func (o *open) captured(resp *Response) {
+	if o.rec != nil {
+		resp.Exchanges = append(resp.Exchanges, o.rec.exchange(o.url.String(), resp.Status))
+	}
 }
 
 func (o *open) close() {
@@ -387,7 +412,7 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 	startHost := u.Hostname()
 	seen := map[string]struct{}{u.String(): {}}
 	for {
-		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, req.Admit, &resp.Duration)
+		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, req.Capture, req.Admit, &resp.Duration)
 		if err != nil {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, err)
 		}
@@ -412,6 +437,9 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		resp.Redirects = append(resp.Redirects, hop)
 		resp.Duration += time.Since(o.begin)
 		o.drain()
+		if o.rec != nil {
+			resp.Exchanges = append(resp.Exchanges, o.rec.exchange(u.String(), status))
+		}
 		switch {
 		case perr != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Hostname() == "":
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonBadRedirect, Err: fmt.Errorf("unusable Location %q", loc)})
@@ -467,7 +495,7 @@ func urlPort(u *url.URL) int {
 // exchange performs one request to u, waiting for politeness first, and
 // retries once after a 429/503 whose Retry-After is short enough. spent
 // accumulates the time of exchanges that are not returned.
-func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter bool, admit func(*url.URL) error, spent *time.Duration) (*open, error) {
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter, capture bool, admit func(*url.URL) error, spent *time.Duration) (*open, error) {
 	host := normalizeHost(u.Hostname())
 	for attempt := 0; ; attempt++ {
 		if admit != nil {
@@ -483,11 +511,13 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 		o := &open{url: u, method: method, slot: sl, cancel: cancel, begin: time.Now()}
 		var remote string
 		var ttfb time.Duration
+		var rec *recConn
 		trace := &httptrace.ClientTrace{
 			GotConn: func(i httptrace.GotConnInfo) {
 				if a := i.Conn.RemoteAddr(); a != nil {
 					remote = a.String()
 				}
+				rec, _ = i.Conn.(*recConn)
 			},
 			GotFirstResponseByte: func() { ttfb = time.Since(o.begin) },
 		}
@@ -501,7 +531,11 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 		// Still waiting after ParkAfter (a slow or unreachable host), the
 		// exchange gives its global slot up for a parked one.
 		parking := time.AfterFunc(c.cfg.ParkAfter, sl.park)
-		resp, err := c.transport.RoundTrip(hreq)
+		transport := c.transport
+		if capture {
+			transport = c.capture
+		}
+		resp, err := transport.RoundTrip(hreq)
 		parking.Stop()
 		if err != nil {
 			fe := transportError(ctx, ectx, err)
@@ -524,7 +558,7 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 			}
 		}
 		// The trace callbacks ran before RoundTrip returned.
-		o.remote, o.ttfb = remote, ttfb
+		o.remote, o.ttfb, o.rec = remote, ttfb, rec
 		return o, nil
 	}
 }

@@ -1,0 +1,82 @@
+package fetch
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A captured fetch keeps each exchange as it went over the wire: the
+// redirect and the final response byte for byte as the server wrote
+// them (header names as spelt, in their order, a gzip body still
+// gzipped, chunked framing and all), the request as written, when its
+// first byte went out and to which address; the decoded body is still
+// the Response's.
+func TestCapture(t *testing.T) {
+	t.Parallel()
+	var zipped bytes.Buffer
+	zw := gzip.NewWriter(&zipped)
+	_, _ = zw.Write([]byte("<html>hello, archive</html>"))
+	require.NoError(t, zw.Close())
+	redirect := "HTTP/1.1 301 Moved Permanently\r\nLocation: /final\r\nx-lower: kept\r\nContent-Length: 0\r\n\r\n"
+	final := "HTTP/1.1 200 OK\r\nETag: \"v1\"\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\nX-Z: last\r\n\r\n" +
+		strings.ToUpper(strconvHex(zipped.Len())) + "\r\n" + zipped.String() + "\r\n0\r\n\r\n"
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		require.NoError(t, err)
+		defer conn.Close()
+		raw := redirect
+		if r.URL.Path == "/final" {
+			raw = final
+		}
+		_, _ = buf.WriteString(raw)
+		_ = buf.Flush()
+	}))
+	c := newTestClient(t, Config{})
+	before := time.Now()
+	resp, err := c.Do(t.Context(), Request{URL: srv.URL + "/start", Capture: true})
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.Status)
+	require.Equal(t, "<html>hello, archive</html>", string(resp.Body), "the body decoded, as ever")
+	require.Len(t, resp.Exchanges, 2)
+
+	hop, page := resp.Exchanges[0], resp.Exchanges[1]
+	require.Equal(t, srv.URL+"/start", hop.URL)
+	require.Equal(t, 301, hop.Status)
+	require.Equal(t, redirect, string(hop.Response))
+	require.Equal(t, srv.URL+"/final", page.URL)
+	require.Equal(t, 200, page.Status)
+	require.Equal(t, final, string(page.Response), "every byte the server sent")
+	for _, ex := range resp.Exchanges {
+		require.Equal(t, "127.0.0.1", ex.IP)
+		require.False(t, ex.Start.Before(before))
+		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(ex.Request)))
+		require.NoError(t, err, "the request as written: %q", ex.Request)
+		require.Equal(t, c.UserAgent(), req.Header.Get("User-Agent"))
+		require.Equal(t, acceptEncoding, req.Header.Get("Accept-Encoding"))
+	}
+	require.False(t, page.Start.Before(hop.Start))
+
+	// Without Capture, nothing is kept.
+	resp, err = c.Do(t.Context(), Request{URL: srv.URL + "/start"})
+	require.NoError(t, err)
+	require.Empty(t, resp.Exchanges)
+}
+
+func strconvHex(n int) string {
+	const digits = "0123456789abcdef"
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 16 {
+		b = append([]byte{digits[n%16]}, b...)
+	}
+	return string(b)
+}
