@@ -92,7 +92,14 @@ type Page struct {
 	WARCFile string `json:"warc_file,omitempty"`
 	Offset   int64  `json:"offset,omitempty"`
 	Length   int64  `json:"length,omitempty"`
-	// PayloadDigest is the body's "sha1:" base32 digest; Revisit says the
+	// FinalURL is the URL that answered with the page when URL
+	// redirected; Hops are the redirects on the way, the first of them
+	// URL's own answer. Each hop is archived in the page's file, before
+	// the page's record, with its own request and response records.
+	FinalURL string    `json:"final_url,omitempty"`
+	Hops     []PageHop `json:"hops,omitempty"`
+	// PayloadDigest is the body's "sha1:" base32 digest (of the body as
+	// sent, content coding and all); Revisit says the
 	// record is a revisit of an earlier capture with the same payload.
 	PayloadDigest string     `json:"payload_digest,omitempty"`
 	Revisit       bool       `json:"revisit,omitempty"`
@@ -106,6 +113,17 @@ type Page struct {
 	// Record is where a fetched page's record is in its spool file, the
 	// same place it will have in the stored file.
 	SpoolOffset, SpoolLength int64 `json:"-"`
+}
+
+// PageHop is one redirect on the way to a page: the URL asked for, the
+// 3xx it answered and where it pointed; Offset and Length are where its
+// response record is in the page's WARC file, set once stored.
+type PageHop struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status"`
+	Location string `json:"location"`
+	Offset   int64  `json:"offset,omitempty"`
+	Length   int64  `json:"length,omitempty"`
 }
 
 // PageDigest is the first stored capture of a payload, which later pages

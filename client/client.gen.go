@@ -2268,6 +2268,8 @@ type OrchestrateResultStatus string
 // Page defines model for Page.
 type Page struct {
 	FetchedAt     *time.Time `json:"fetched_at,omitempty"`
+	FinalUrl      *string    `json:"final_url,omitempty"`
+	Hops          *[]PageHop `json:"hops,omitempty"`
 	ItemId        int64      `json:"item_id"`
 	Length        *int64     `json:"length,omitempty"`
 	Mime          *string    `json:"mime,omitempty"`
@@ -2281,6 +2283,15 @@ type Page struct {
 	Status        *int64     `json:"status,omitempty"`
 	Url           string     `json:"url"`
 	WarcFile      *string    `json:"warc_file,omitempty"`
+}
+
+// PageHop defines model for PageHop.
+type PageHop struct {
+	Length   *int64 `json:"length,omitempty"`
+	Location string `json:"location"`
+	Offset   *int64 `json:"offset,omitempty"`
+	Status   int64  `json:"status"`
+	Url      string `json:"url"`
 }
 
 // Partition defines model for Partition.

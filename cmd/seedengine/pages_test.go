@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,6 +152,13 @@ func runPagesSurviveKill(t *testing.T, db []string, warcio string) {
 		st, err := os.Stat(path)
 		require.NoError(t, err)
 		require.EqualValues(t, fm["bytes"], st.Size())
-		warciotest.Verify(t, warcio, path, fm["name"].(string))
+		rep := warciotest.Verify(t, warcio, path, fm["name"].(string))
+		// Its index too, a recovered file's included: warcio's lines,
+		// sorted.
+		index, err := os.ReadFile(filepath.Join(dataDir, "objects", fm["index_key"].(string)))
+		require.NoError(t, err)
+		fromWarcio := slices.Clone(rep.CDXJ)
+		slices.Sort(fromWarcio)
+		require.Equal(t, strings.Join(fromWarcio, "\n")+"\n", string(index), fm["name"])
 	}
 }

@@ -175,7 +175,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 				dir = filepath.Join(c.DataDir, "spool")
 			}
 			cfg.PageFetch = fc
-			cfg.Pages = pages.Config{Dir: dir, MaxFileBytes: c.WARCMaxBytes, MaxFileAge: c.WARCMaxAge, UserAgent: fc.UserAgent()}
+			cfg.Pages = pages.Config{Dir: dir, MaxFileBytes: c.WARCMaxBytes, MaxFileAge: c.WARCMaxAge}
 		}
 	}
 	if c.AlertWebhookURL != "" {

@@ -92,25 +92,7 @@ func TestPagesToWARC(t *testing.T) {
 			return true
 		}, 2*time.Minute, 100*time.Millisecond, "a last read of every seed")
 
-		// Every page queued is fetched, skipped or failed; then the open
-		// files are stored.
-		// A read after the clock stopped may still record an article
-		// published just before: store until nothing is queued or spooled.
-		for settled := false; !settled; {
-			require.Eventually(t, func() bool {
-				st, err := s.app.Pages.PageStats(t.Context())
-				require.NoError(t, err)
-				return st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched]+st.ByState[seedengine.PageStored] > 0
-			}, 2*time.Minute, 200*time.Millisecond, "every page fetched")
-			require.NoError(t, s.app.PageFetcher.Close(t.Context()))
-			time.Sleep(time.Second) // a read or two more
-			st, err := s.app.Pages.PageStats(t.Context())
-			require.NoError(t, err)
-			settled = st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched] == 0
-		}
-		// Nothing runs any more while the rest is checked.
-		require.NoError(t, s.queue.Stop(t.Context()))
-		require.NoError(t, s.app.PageFetcher.Close(t.Context()))
+		settlePages(t, s)
 
 		items, _ := followItems(t, s, 0)
 		byHost := map[string]int{}
@@ -248,6 +230,29 @@ func TestPagesToWARC(t *testing.T) {
 }
 
 // articleNumber reads i of https://host/articles/{i}/story-{i}.
+// settlePages waits until every page queued is fetched, skipped or
+// failed, and stores the open files; a read after the clock stopped may
+// still record an article published just before, so until nothing is
+// queued or spooled. Then it stops the queue: nothing runs any more
+// while the rest is checked.
+func settlePages(t *testing.T, s *stack) {
+	t.Helper()
+	for settled := false; !settled; {
+		require.Eventually(t, func() bool {
+			st, err := s.app.Pages.PageStats(t.Context())
+			require.NoError(t, err)
+			return st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched]+st.ByState[seedengine.PageStored] > 0
+		}, 2*time.Minute, 200*time.Millisecond, "every page fetched")
+		require.NoError(t, s.app.PageFetcher.Close(t.Context()))
+		time.Sleep(time.Second) // a read or two more
+		st, err := s.app.Pages.PageStats(t.Context())
+		require.NoError(t, err)
+		settled = st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched] == 0
+	}
+	require.NoError(t, s.queue.Stop(t.Context()))
+	require.NoError(t, s.app.PageFetcher.Close(t.Context()))
+}
+
 func articleNumber(t *testing.T, raw string) int {
 	t.Helper()
 	rest := raw[strings.Index(raw, "/articles/")+len("/articles/"):]

@@ -1,19 +1,12 @@
 package fetch
 
 import (
-	"bufio"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-)
 
-// acceptEncoding is what we ask for: the encodings we can decode with the
-// standard library, so a cap can be applied to the decoded bytes.
-const acceptEncoding = "gzip, deflate"
+	"github.com/seedengine/seedengine/internal/contentcoding"
+)
 
 // wireSlack is how many encoded bytes beyond the decoded cap are read. A
 // compressed body is smaller than its content, so reading more than
@@ -54,49 +47,6 @@ func (w *wireLimit) readError(url string, err error) error {
 	}
 	return bodyError(url, err)
 }
-
-// decoder returns a reader of the decoded body for the Content-Encoding
-// header value enc (a list, applied in order, so decoded in reverse).
-// "identity" and an empty value pass r through.
-func decoder(enc string, r io.Reader) (io.Reader, error) {
-	codings := strings.Split(enc, ",")
-	for i := len(codings) - 1; i >= 0; i-- {
-		switch c := strings.ToLower(strings.TrimSpace(codings[i])); c {
-		case "", "identity":
-		case "gzip", "x-gzip":
-			zr, err := gzip.NewReader(r)
-			if err != nil {
-				return nil, fmt.Errorf("gzip: %w", err)
-			}
-			r = zr
-		case "deflate":
-			r = deflateReader(r)
-		default:
-			return nil, fmt.Errorf("unsupported content encoding %q", c)
-		}
-	}
-	return r, nil
-}
-
-// deflateReader decodes "deflate", which RFC 9110 defines as zlib but which
-// some servers send as raw DEFLATE: the zlib header is recognised by its
-// checksum and anything else is read as raw.
-func deflateReader(r io.Reader) io.Reader {
-	br := bufio.NewReader(r)
-	h, err := br.Peek(2)
-	if err == nil && h[0]&0x0f == 8 && (uint16(h[0])<<8|uint16(h[1]))%31 == 0 {
-		zr, err := zlib.NewReader(br)
-		if err == nil {
-			return zr
-		}
-		return errReader{err}
-	}
-	return flate.NewReader(br)
-}
-
-type errReader struct{ err error }
-
-func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // readCapped reads at most limit bytes of r. truncated says that r had
 // more.
@@ -164,16 +114,9 @@ func bodyError(url string, err error) error {
 	if errors.As(err, &fe) {
 		return err
 	}
-	if isDecodeError(err) {
+	if contentcoding.IsDecodeError(err) {
 		return &Error{Reason: ReasonDecode, URL: url, Err: err}
 	}
 	r, d := classify(err)
 	return &Error{Reason: r, Detail: d, URL: url, Err: err}
-}
-
-func isDecodeError(err error) bool {
-	var ce flate.CorruptInputError
-	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) ||
-		errors.Is(err, zlib.ErrHeader) || errors.Is(err, zlib.ErrChecksum) ||
-		errors.Is(err, zlib.ErrDictionary) || errors.As(err, &ce)
 }

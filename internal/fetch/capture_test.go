@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/seedengine/seedengine/internal/contentcoding"
 )
 
 // A captured fetch keeps each exchange as it went over the wire: the
@@ -59,7 +61,7 @@ func TestCapture(t *testing.T) {
 		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(ex.Request)))
 		require.NoError(t, err, "the request as written: %q", ex.Request)
 		require.Equal(t, c.UserAgent(), req.Header.Get("User-Agent"))
-		require.Equal(t, acceptEncoding, req.Header.Get("Accept-Encoding"))
+		require.Equal(t, contentcoding.Accept, req.Header.Get("Accept-Encoding"))
 	}
 	require.False(t, page.Start.Before(hop.Start))
 

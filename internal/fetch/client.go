@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/net/publicsuffix"
+
+	"github.com/seedengine/seedengine/internal/contentcoding"
 )
 
 // maxDialAddrs is how many addresses of one host are tried before giving
@@ -251,7 +253,7 @@ func (c *Client) Do(ctx context.Context, req Request) (resp *Response, err error
 		return resp, nil
 	}
 	wire := &wireLimit{r: o.resp.Body, n: limit + wireSlack}
-	dec, err := decoder(o.resp.Header.Get("Content-Encoding"), wire)
+	dec, err := contentcoding.Decoder(o.resp.Header.Get("Content-Encoding"), wire)
 	var body []byte
 	var truncated bool
 	switch {
@@ -295,7 +297,7 @@ func (c *Client) Stream(ctx context.Context, req Request) (sr *StreamResponse, e
 		return sr, nil
 	}
 	wire := &wireLimit{r: o.resp.Body, n: limit + wireSlack}
-	dec, err := decoder(o.resp.Header.Get("Content-Encoding"), wire)
+	dec, err := contentcoding.Decoder(o.resp.Header.Get("Content-Encoding"), wire)
 	switch {
 	case errors.Is(err, io.EOF):
 		o.close()
@@ -402,7 +404,7 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		header.Set("Accept", acceptFor(kind))
 	}
 	header.Set("User-Agent", c.ua)
-	header.Set("Accept-Encoding", acceptEncoding)
+	header.Set("Accept-Encoding", contentcoding.Accept)
 
 	maxRedirects := c.cfg.MaxRedirects
 	if req.MaxRedirects > 0 && req.MaxRedirects < maxRedirects {

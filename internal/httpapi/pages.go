@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -31,8 +32,12 @@ func (s *Server) handleItemPage(ctx context.Context, in *itemPageInput) (*itemPa
 	return &itemPageOutput{Body: p}, nil
 }
 
-// maxPageRecord bounds a record read back from a WARC file.
-const maxPageRecord = 64 << 20
+// maxPageRecord bounds a record read back from a WARC file, and
+// maxPageContent the page decoded of its content coding.
+const (
+	maxPageRecord  = 64 << 20
+	maxPageContent = 256 << 20
+)
 
 type itemPageContentOutput struct {
 	ContentType string `header:"Content-Type"`
@@ -43,9 +48,9 @@ type itemPageContentOutput struct {
 }
 
 // handleItemPageContent reads an item's stored page back from its WARC
-// file by offset: the response's payload, as the server sent it (decoded
-// of its transfer and content encodings), with the Content-Type of its own
-// response. A revisit's record holds its own response's headers and no
+// file by offset: the response's payload decoded of its content coding
+// (the record keeps it as the server sent it), with the Content-Type of
+// its own response. A revisit's record holds its own response's headers and no
 // payload: the payload is its original's, the same by its digest.
 func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (*itemPageContentOutput, error) {
 	if s.deps.Pages == nil || s.deps.Ranges == nil {
@@ -62,17 +67,22 @@ func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (
 	if err != nil {
 		return nil, err
 	}
-	src := p
-	body := resp.Body
+	src, stored := p, resp
 	if p.Revisit {
 		if src, err = s.deps.Pages.FindOriginal(ctx, p.PayloadDigest); err != nil {
 			return nil, err
 		}
-		orig, err := s.readResponse(ctx, src)
-		if err != nil {
+		if stored, err = s.readResponse(ctx, src); err != nil {
 			return nil, err
 		}
-		body = orig.Body
+	}
+	// The record keeps the body as sent; the page is its content. The
+	// original's coding is the one its bytes have.
+	body, err := stored.Decoded(maxPageContent)
+	if err != nil {
+		// The fetch decoded these very bytes: a record that no longer
+		// decodes is the service's fault.
+		return nil, fmt.Errorf("item %d's stored page: %w", in.ItemID, err)
 	}
 	ct := resp.Header.Get("Content-Type")
 	if ct == "" {

@@ -8,12 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,9 +60,6 @@ type Config struct {
 	MaxFileAge time.Duration
 	// Agent is the robots.txt product token; default "seedengine".
 	Agent string
-	// UserAgent is what the fetcher's client sends (fetch.Client's
-	// UserAgent), for the request records; default Agent.
-	UserAgent string
 	// MaxCrawlDelay caps the robots.txt Crawl-delay obeyed; default 10 s.
 	MaxCrawlDelay time.Duration
 	Now           func() time.Time
@@ -85,9 +79,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Agent == "" {
 		c.Agent = "seedengine"
-	}
-	if c.UserAgent == "" {
-		c.UserAgent = c.Agent
 	}
 	if c.MaxCrawlDelay <= 0 {
 		c.MaxCrawlDelay = 10 * time.Second
@@ -228,11 +219,12 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, "bad_url", f.cfg.Now())
 	}
-	start := f.cfg.Now().UTC()
 	// Every hop, the first included, is held to robots.txt; the port
 	// policy is checked first, so robots.txt is never asked of a port
 	// the page may not be fetched from. The link is the publisher's
-	// word, so its own port earns it nothing (StrictPorts).
+	// word, so its own port earns it nothing (StrictPorts). The fetch is
+	// captured: the archive keeps the exchanges as they went over the
+	// wire.
 	admit := func(hop *url.URL) error {
 		ok, err := f.allowed(ctx, hop)
 		if err != nil {
@@ -243,7 +235,7 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		}
 		return nil
 	}
-	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit})
+	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit, Capture: true})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -262,15 +254,16 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	if resp.Truncated {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "too_large", f.cfg.Now())
 	}
-	target := resp.FinalURL
-	if target == "" {
-		target = p.URL
-	}
-	c := warc.Capture{TargetURI: target, IP: hostOf(resp.RemoteAddr), Date: start,
-		Request: requestBytes(target, f.cfg.UserAgent), Response: responseBytes(resp)}
-	digest, err := c.PayloadDigest()
+	chain, err := captures(resp)
 	if err != nil {
-		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unreadable_response", f.cfg.Now())
+		f.cfg.Logger.Warn("page response cannot be archived", "event", "page_unarchivable", "url", p.URL, "err", err)
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unarchivable", f.cfg.Now())
+	}
+	last := &chain[len(chain)-1]
+	digest, err := last.PayloadDigest()
+	if err != nil {
+		f.cfg.Logger.Warn("page response cannot be archived", "event", "page_unarchivable", "url", p.URL, "err", err)
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unarchivable", f.cfg.Now())
 	}
 	orig, err := f.stored(ctx, digest)
 	if err != nil {
@@ -288,9 +281,21 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		f.mu.Unlock()
 		return err
 	}
-	rec, err := sp.w.Write(c, orig)
+	recs, err := sp.w.WriteChain(chain, orig)
 	if err == nil {
-		_, err = io.WriteString(sp.index, warc.CDXJLine(rec, sp.name)+"\n")
+		var lines strings.Builder
+		for _, r := range recs {
+			lines.WriteString(warc.CDXJLine(r, sp.name))
+			lines.WriteByte('\n')
+		}
+		_, err = io.WriteString(sp.index, lines.String())
+	}
+	if err != nil && sp.w.Err() == nil {
+		// Nothing written: the exchange cannot be a record (a URL no
+		// WARC header can hold), which no retry changes.
+		f.mu.Unlock()
+		f.cfg.Logger.Warn("page response cannot be archived", "event", "page_unarchivable", "url", p.URL, "err", err)
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unarchivable", f.cfg.Now())
 	}
 	if err != nil {
 		// The file may end in part of a record: store what it holds
@@ -300,7 +305,8 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		_ = f.closeAndStore(context.WithoutCancel(ctx), sp)
 		return fmt.Errorf("write page %d: %w", itemID, err)
 	}
-	sp.records++
+	rec := recs[len(recs)-1]
+	sp.records += len(recs)
 	sp.marking.Add(1)
 	if orig != nil {
 		sp.revisit++
@@ -318,6 +324,14 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	fetched := f.cfg.Now().UTC()
 	p.Status, p.MIME, p.PayloadDigest, p.Revisit = rec.Status, rec.MIME, rec.PayloadDigest, orig != nil
 	p.Spool, p.SpoolOffset, p.SpoolLength, p.FetchedAt = sp.name, rec.Offset, rec.Length, &fetched
+	p.FinalURL, p.Hops = "", nil
+	if len(recs) > 1 {
+		p.FinalURL = resp.FinalURL
+		for i, r := range recs[:len(recs)-1] {
+			p.Hops = append(p.Hops, seedengine.PageHop{URL: chain[i].TargetURI, Status: r.Status, Location: resp.Redirects[i].Location,
+				Offset: r.Offset, Length: r.Length})
+		}
+	}
 	_, err = f.store.MarkPageFetched(ctx, p)
 	sp.marking.Done()
 	if err != nil {
@@ -411,57 +425,20 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 // maxRobots bounds the robots.txt cache.
 const maxRobots = 50_000
 
-// hostOf is the address part of host:port (addr itself without a port).
-func hostOf(addr string) string {
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		return host
+// captures are a captured fetch's exchanges as the archive keeps them:
+// every redirect hop, then the final response, each dated when its
+// request's first byte went out.
+func captures(resp *fetch.Response) ([]warc.Capture, error) {
+	if len(resp.Exchanges) == 0 || len(resp.Exchanges) != len(resp.Redirects)+1 {
+		return nil, fmt.Errorf("the fetch captured %d exchanges for %d redirects", len(resp.Exchanges), len(resp.Redirects))
 	}
-	return addr
-}
-
-// requestBytes is the request the fetcher sent for u, as an archive
-// keeps it: a GET with our User-Agent.
-func requestBytes(raw, userAgent string) []byte {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil
-	}
-	return []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: " + userAgent +
-		"\r\nAccept: text/html,application/xhtml+xml;q=0.9,*/*;q=0.8\r\nAccept-Encoding: gzip\r\n\r\n")
-}
-
-// responseBytes is the response as the archive keeps it: the status line,
-// the header fields as received except those of the transfer (the body is
-// kept decoded, so Content-Encoding and Transfer-Encoding go and
-// Content-Length is the body's), a blank line and the body.
-func responseBytes(r *fetch.Response) []byte {
-	names := make([]string, 0, len(r.Header))
-	size := len(r.Body) + 64
-	for k, vs := range r.Header {
-		for _, v := range vs {
-			size += len(k) + len(v) + 4
+	chain := make([]warc.Capture, len(resp.Exchanges))
+	for i, ex := range resp.Exchanges {
+		block, err := warc.WireResponse(ex.Response)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ex.URL, err)
 		}
-		switch http.CanonicalHeaderKey(k) {
-		case "Content-Encoding", "Transfer-Encoding", "Content-Length", "Connection":
-			continue
-		}
-		names = append(names, k)
+		chain[i] = warc.Capture{TargetURI: ex.URL, IP: ex.IP, Date: ex.Start.UTC(), Request: ex.Request, Response: block}
 	}
-	slices.Sort(names)
-	b := make([]byte, 0, size)
-	b = append(b, "HTTP/1.1 "...)
-	b = strconv.AppendInt(b, int64(r.Status), 10)
-	b = append(append(append(b, ' '), http.StatusText(r.Status)...), "\r\n"...)
-	for _, k := range names {
-		for _, v := range r.Header[k] {
-			if strings.ContainsAny(v, "\r\n") {
-				v = strings.NewReplacer("\r", " ", "\n", " ").Replace(v)
-			}
-			b = append(append(append(append(b, k...), ": "...), v...), "\r\n"...)
-		}
-	}
-	b = append(b, "Content-Length: "...)
-	b = strconv.AppendInt(b, int64(len(r.Body)), 10)
-	b = append(b, "\r\n\r\n"...)
-	return append(b, r.Body...)
+	return chain, nil
 }

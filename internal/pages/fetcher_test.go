@@ -2,6 +2,7 @@ package pages_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,7 +59,26 @@ func (f *fakeFetch) Do(_ context.Context, req fetch.Request) (*fetch.Response, e
 	}
 	cp := *r
 	cp.URL, cp.FinalURL = req.URL, req.URL
+	if req.Capture {
+		cp.Exchanges = []fetch.Exchange{wire(u, &cp)}
+	}
 	return &cp, nil
+}
+
+// wire is the exchange a server would have had for r: a GET of u and r
+// as written with a Content-Length.
+func wire(u *url.URL, r *fetch.Response) fetch.Exchange {
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", r.Status, http.StatusText(r.Status))
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	fmt.Fprintf(&b, "Content-Length: %d\r\n\r\n%s", len(r.Body), r.Body)
+	return fetch.Exchange{URL: u.String(), Start: time.Now(), IP: "192.0.2.1", Status: r.Status,
+		Request:  []byte("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\n\r\n"),
+		Response: []byte(b.String())}
 }
 
 func (f *fakeFetch) SetCrawlDelay(host string, d time.Duration) {

@@ -3,11 +3,13 @@ package pages
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -133,7 +135,7 @@ func (f *Fetcher) storeFile(ctx context.Context, p seedengine.Partition, path, n
 	if end >= 0 {
 		records, revisits = len(lines), 0
 		for _, l := range lines {
-			if strings.Contains(l, `"mime": "warc/revisit"`) {
+			if _, _, revisit, _ := indexExtent(l); revisit {
 				revisits++
 			}
 		}
@@ -218,7 +220,7 @@ func readIndex(path string, end int64) ([]string, error) {
 			continue
 		}
 		if end >= 0 {
-			off, length, ok := indexExtent(line)
+			off, length, _, ok := indexExtent(line)
 			if !ok || off+length > end {
 				continue
 			}
@@ -228,25 +230,18 @@ func readIndex(path string, end int64) ([]string, error) {
 	return lines, sc.Err()
 }
 
-// indexExtent reads a CDXJ line's offset and length.
-func indexExtent(line string) (off, length int64, ok bool) {
-	num := func(field string) (int64, bool) {
-		i := strings.Index(line, `"`+field+`": "`)
-		if i < 0 {
-			return 0, false
-		}
-		rest := line[i+len(field)+5:]
-		j := strings.IndexByte(rest, '"')
-		if j < 0 {
-			return 0, false
-		}
-		var n int64
-		_, err := fmt.Sscan(rest[:j], &n)
-		return n, err == nil
+// indexExtent reads a CDXJ line's record: its offset, its length and
+// whether it is a revisit.
+func indexExtent(line string) (off, length int64, revisit, ok bool) {
+	_, rest, _ := strings.Cut(line, " ")
+	_, fields, _ := strings.Cut(rest, " ")
+	var v struct{ Offset, Length, MIME string }
+	if json.Unmarshal([]byte(fields), &v) != nil {
+		return 0, 0, false, false
 	}
-	off, ok1 := num("offset")
-	length, ok2 := num("length")
-	return off, length, ok1 && ok2
+	off, err1 := strconv.ParseInt(v.Offset, 10, 64)
+	length, err2 := strconv.ParseInt(v.Length, 10, 64)
+	return off, length, v.MIME == "warc/revisit", err1 == nil && err2 == nil
 }
 
 // Recover stores the spool files a stopped process left in the spool

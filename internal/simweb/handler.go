@@ -140,6 +140,16 @@ func findPage(site *Site, u *url.URL) (Page, bool) {
 }
 
 func servePage(rw http.ResponseWriter, p Page) {
+	if p.Wire != nil {
+		conn, buf, err := http.NewResponseController(rw).Hijack()
+		if err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		_, _ = buf.Write(p.Wire)
+		_ = buf.Flush()
+		_ = conn.Close()
+		return
+	}
 	h := rw.Header()
 	for k, vs := range p.Header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), vs...)

@@ -170,7 +170,8 @@ type Publisher struct {
 	times []time.Time
 
 	smu    sync.Mutex
-	served map[int]int // article pages served, by number
+	served map[int]int       // article pages served, by number
+	sent   map[string][]byte // with Articles.Wire: the last response written, by path
 }
 
 // ArticleCases give some of a publisher's article pages what real sites
@@ -189,6 +190,20 @@ type ArticleCases struct {
 	// SlowEvery: article i (i%N == 5) answers after SlowDelay.
 	SlowEvery int
 	SlowDelay time.Duration
+	// RedirectEvery: article i (i%N == 1) answers its ArticleURL with a
+	// 301 to the same URL with a trailing slash, where the page is, as a
+	// site whose links lack the slash its server wants.
+	RedirectEvery int
+	// Wire writes the article pages (and their redirects) as nginx does,
+	// not as net/http would: its field order and spelling (ETag), and,
+	// for a client that accepts gzip, the page gzipped on the fly in
+	// chunked transfer coding. Sent gives the bytes written.
+	Wire bool
+}
+
+// Redirected reports whether article i's URL answers with a redirect.
+func (a ArticleCases) Redirected(i int) bool {
+	return a.RedirectEvery > 0 && i%a.RedirectEvery == 1
 }
 
 // Duplicate reports whether article i is a copy of article i-1.
@@ -232,7 +247,9 @@ func (p *Publisher) article(r *http.Request, now time.Time) (Page, bool) {
 	}
 	num, slug, ok := strings.Cut(rest, "/")
 	i, err := strconv.Atoi(num)
-	if !ok || err != nil || slug != "story-"+num || i < 0 || i >= p.Count(now) {
+	slashed := strings.HasSuffix(slug, "/")
+	if !ok || err != nil || strings.TrimSuffix(slug, "/") != "story-"+num || i < 0 || i >= p.Count(now) ||
+		slashed && !p.Articles.Redirected(i) {
 		return Page{}, false
 	}
 	p.smu.Lock()
@@ -241,13 +258,74 @@ func (p *Publisher) article(r *http.Request, now time.Time) (Page, bool) {
 	}
 	p.served[i]++
 	p.smu.Unlock()
+	if p.Articles.Redirected(i) && !slashed {
+		to := p.ArticleURL(i) + "/"
+		if !p.Articles.Wire {
+			return Page{Status: http.StatusMovedPermanently, Header: http.Header{"Location": {to}}, Body: []byte(movedBody)}, true
+		}
+		return p.wire(r, nginxHead("301 Moved Permanently", "text/html", len(movedBody))+"Location: "+to+"\r\n\r\n"+movedBody), true
+	}
 	if c := p.Articles; c.SlowEvery > 0 && i%c.SlowEvery == 5 {
 		select {
 		case <-time.After(c.SlowDelay):
 		case <-r.Context().Done():
 		}
 	}
-	return Page{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(p.ArticleBody(i))}, true
+	body := p.ArticleBody(i)
+	if !p.Articles.Wire {
+		return Page{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(body)}, true
+	}
+	etag := fmt.Sprintf(`"%x-%x"`, p.PublishedAt(i).Unix(), len(body))
+	if !strings.Contains(strings.ToLower(r.Header.Get("Accept-Encoding")), "gzip") {
+		return p.wire(r, nginxHead("200 OK", "text/html; charset=utf-8", len(body))+"ETag: "+etag+"\r\nAccept-Ranges: bytes\r\n\r\n"+body), true
+	}
+	// gzip on the fly: no length known up front, so chunked, a weak
+	// ETag, and the chunks as the compressor filled its buffer.
+	var b strings.Builder
+	b.WriteString(nginxHead("200 OK", "text/html; charset=utf-8", -1))
+	b.WriteString("Vary: Accept-Encoding\r\nETag: W/" + etag + "\r\nContent-Encoding: gzip\r\n\r\n")
+	for z := GzipBytes([]byte(body)); len(z) > 0; {
+		n := min(len(z), 8192)
+		fmt.Fprintf(&b, "%x\r\n%s\r\n", n, z[:n])
+		z = z[n:]
+	}
+	b.WriteString("0\r\n\r\n")
+	return p.wire(r, b.String()), true
+}
+
+// movedBody is nginx's 301 page.
+const movedBody = "<html>\r\n<head><title>301 Moved Permanently</title></head>\r\n<body>\r\n" +
+	"<center><h1>301 Moved Permanently</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n"
+
+// nginxHead is the start of a response as nginx writes it, up to the
+// fields that differ: the status line, Server, Date, Content-Type,
+// Content-Length (or chunked when length < 0) and Connection.
+func nginxHead(status, ctype string, length int) string {
+	framing := "Transfer-Encoding: chunked"
+	if length >= 0 {
+		framing = "Content-Length: " + strconv.Itoa(length)
+	}
+	return "HTTP/1.1 " + status + "\r\nServer: nginx\r\nDate: " + time.Now().UTC().Format(http.TimeFormat) +
+		"\r\nContent-Type: " + ctype + "\r\n" + framing + "\r\nConnection: close\r\n"
+}
+
+// wire is a Page written as raw, noted as sent for r's path.
+func (p *Publisher) wire(r *http.Request, raw string) Page {
+	p.smu.Lock()
+	if p.sent == nil {
+		p.sent = map[string][]byte{}
+	}
+	p.sent[r.URL.Path] = []byte(raw)
+	p.smu.Unlock()
+	return Page{Wire: []byte(raw)}
+}
+
+// Sent is the last response written for path, with Articles.Wire: the
+// bytes as they went on the connection. Nil when none was.
+func (p *Publisher) Sent(path string) []byte {
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	return p.sent[path]
 }
 
 func (p *Publisher) init() {

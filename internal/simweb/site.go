@@ -177,6 +177,12 @@ type Page struct {
 	// Gzip sends Body with Content-Encoding: gzip whatever the client's
 	// Accept-Encoding said, as some real servers do.
 	Gzip bool
+	// Wire, when set, is the whole response as written on the
+	// connection — status line, header fields, body and any framing —
+	// for bytes net/http would not write (its own order and spelling of
+	// fields, chunks of its own). The other fields are ignored and the
+	// connection is closed after it.
+	Wire []byte
 }
 
 // NoContentType as a Page's ContentType sends no Content-Type at all.

@@ -73,7 +73,7 @@ func (s *SeedService) queuePages(ctx context.Context, tx *sql.Tx, seedID string,
 }
 
 const pageColumns = `item_id, seed_id, url, country, category, day, state, status, reason, mime, spool, warc_file,
-	record_offset, record_length, payload_digest, revisit, fetched_at, queued_at`
+	record_offset, record_length, payload_digest, revisit, fetched_at, queued_at, final_url, hops_json`
 
 func scanPage(row rowScanner) (*seedengine.Page, error) {
 	var (
@@ -84,10 +84,17 @@ func scanPage(row rowScanner) (*seedengine.Page, error) {
 		queued         scanTime
 		warcFile       string
 		offset, length int64
+		hops           string
 	)
 	if err := row.Scan(&p.ItemID, &p.SeedID, &p.URL, &p.Partition.Country, &p.Partition.Category, &p.Partition.Date, &state,
-		&p.Status, &p.Reason, &p.MIME, &p.Spool, &warcFile, &offset, &length, &p.PayloadDigest, &revisit, &fetched, &queued); err != nil {
+		&p.Status, &p.Reason, &p.MIME, &p.Spool, &warcFile, &offset, &length, &p.PayloadDigest, &revisit, &fetched, &queued,
+		&p.FinalURL, &hops); err != nil {
 		return nil, err
+	}
+	if hops != "" {
+		if err := json.Unmarshal([]byte(hops), &p.Hops); err != nil {
+			return nil, fmt.Errorf("page %d hops: %w", p.ItemID, err)
+		}
 	}
 	p.State = seedengine.PageState(state)
 	p.Revisit = truthy(revisit)
@@ -96,6 +103,10 @@ func scanPage(row rowScanner) (*seedengine.Page, error) {
 	if p.State == seedengine.PageStored {
 		// Where the record is, only once its file is in the store.
 		p.WARCFile, p.Offset, p.Length = warcFile, offset, length
+	} else {
+		for i := range p.Hops {
+			p.Hops[i].Offset, p.Hops[i].Length = 0, 0
+		}
 	}
 	return &p, nil
 }
@@ -143,11 +154,18 @@ func (s *PageService) FindPageDigest(ctx context.Context, digest string) (d seed
 // p.SpoolOffset, p.SpoolLength (state fetched). It reports false, changing nothing,
 // when the page is no longer queued (a job run twice).
 func (s *PageService) MarkPageFetched(ctx context.Context, p *seedengine.Page) (bool, error) {
+	var hops []byte
+	if len(p.Hops) > 0 {
+		var err error
+		if hops, err = json.Marshal(p.Hops); err != nil {
+			return false, fmt.Errorf("mark page %d fetched: %w", p.ItemID, err)
+		}
+	}
 	res, err := s.db.writer.ExecContext(ctx, `UPDATE pages SET state = $2, status = $3, mime = $4, spool = $5, record_offset = $6,
-		record_length = $7, payload_digest = $8, revisit = $9, fetched_at = $10, reason = ''
+		record_length = $7, payload_digest = $8, revisit = $9, fetched_at = $10, reason = '', final_url = $11, hops_json = $12
 		WHERE item_id = $1 AND state = 'queued'`,
 		p.ItemID, string(seedengine.PageFetched), p.Status, p.MIME, p.Spool, p.SpoolOffset, p.SpoolLength, p.PayloadDigest, s.boolArg(p.Revisit),
-		s.db.timePtrArg(p.FetchedAt))
+		s.db.timePtrArg(p.FetchedAt), p.FinalURL, string(hops))
 	if err != nil {
 		return false, fmt.Errorf("mark page %d fetched: %w", p.ItemID, err)
 	}
@@ -245,7 +263,7 @@ func (s *PageService) RequeuePages(ctx context.Context, spool string, before tim
 	var ids []int64
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `UPDATE pages SET state = 'queued', spool = '', record_offset = 0, record_length = 0,
-			payload_digest = '', revisit = $1, fetched_at = NULL WHERE state = 'fetched' AND `+cond+` RETURNING item_id`, args...)
+			payload_digest = '', revisit = $1, fetched_at = NULL, final_url = '', hops_json = '' WHERE state = 'fetched' AND `+cond+` RETURNING item_id`, args...)
 		if err != nil {
 			return err
 		}

@@ -22,14 +22,15 @@ import (
 type Capture struct {
 	TargetURI string    // the URL fetched; written as TargetURI(TargetURI)
 	IP        string    // the server's address; may be empty
-	Date      time.Time // when the response began
+	Date      time.Time // when the capture began: the request's first byte
 	// Request is the HTTP request as sent: request line, header fields,
 	// blank line and body. Empty writes no request record.
 	Request []byte
 	// Response is the HTTP response as received: status line, header
 	// fields, blank line and body, the body decoded of any
 	// Transfer-Encoding (and that header dropped) but with its
-	// Content-Encoding as sent. See ParseResponse.
+	// Content-Encoding as sent: WireResponse makes it from the bytes
+	// read off the connection. See ParseResponse.
 	Response []byte
 
 	// Set by PayloadDigest, so that Write parses and digests once.
@@ -154,23 +155,47 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 // response's status line and header fields only, and c's body must have
 // revisitOf's payload digest (else ErrDigestMismatch).
 func (w *Writer) Write(c Capture, revisitOf *Revisit) (Record, error) {
+	recs, err := w.WriteChain([]Capture{c}, revisitOf)
+	if err != nil {
+		return Record{}, err
+	}
+	return recs[0], nil
+}
+
+// WriteChain appends the exchanges of one fetch, as Write does each:
+// every redirect hop then the final response, which alone may be a
+// revisit. The records go out in one write, in order, so that a file
+// holds all of a fetch or none of it; the Records are the response (or
+// revisit) records, one per capture.
+func (w *Writer) WriteChain(chain []Capture, revisitOf *Revisit) ([]Record, error) {
+	if len(chain) == 0 {
+		return nil, errors.New("warc write: no capture")
+	}
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer putBuf(buf)
 	buf.Reset()
-	rec, err := w.build(buf, c, revisitOf)
-	if err != nil {
-		return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
+	recs := make([]Record, len(chain))
+	for i := range chain {
+		var orig *Revisit
+		if i == len(chain)-1 {
+			orig = revisitOf
+		}
+		rec, err := w.build(buf, chain[i], orig)
+		if err != nil {
+			return nil, fmt.Errorf("warc write %s: %w", truncate(chain[i].TargetURI), err)
+		}
+		recs[i] = rec
 	}
-	// The members go out in one write; the response (or revisit) is the
-	// last of them.
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	off, err := w.appendLocked(buf.Bytes())
 	if err != nil {
-		return Record{}, fmt.Errorf("warc write %s: %w", truncate(c.TargetURI), err)
+		return nil, fmt.Errorf("warc write %s: %w", truncate(chain[0].TargetURI), err)
 	}
-	rec.Offset += off
-	return rec, nil
+	for i := range recs {
+		recs[i].Offset += off
+	}
+	return recs, nil
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -183,6 +208,15 @@ func putBuf(buf *bytes.Buffer) {
 	}
 }
 
+// Err is the error that broke the stream, nil while it is sound. A
+// Write that failed with Err nil wrote nothing: its capture could not
+// be made a record.
+func (w *Writer) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
 // Size is the number of bytes written so far, the warcinfo record
 // included: the offset the next record will have.
 func (w *Writer) Size() int64 {
@@ -192,7 +226,8 @@ func (w *Writer) Size() int64 {
 }
 
 // build appends the gzip members for c to buf, the response (or revisit)
-// last; the Record's Offset is that member's offset in buf.
+// last; the Record's Offset is that member's offset in buf. On error buf
+// may hold part of them.
 func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record, error) {
 	target := TargetURI(c.TargetURI)
 	if err := checkFieldValue("target URI", target); err != nil || target == "" {
@@ -229,15 +264,21 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 			return Record{}, errors.New("http request: no blank line ends the header block")
 		}
 		reqID = newRecordID()
-		err := buildMember(buf, "request", []field{
+		fields := []field{
 			{"WARC-Record-ID", reqID},
 			{"WARC-Date", date},
 			{"WARC-Target-URI", target},
-			{"WARC-Warcinfo-ID", w.warcinfoID},
-			{"WARC-Concurrent-To", rec.RecordID},
-			{"Content-Type", "application/http; msgtype=request"},
-			{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
-		}, c.Request)
+		}
+		if c.IP != "" {
+			fields = append(fields, field{"WARC-IP-Address", c.IP})
+		}
+		fields = append(fields,
+			field{"WARC-Warcinfo-ID", w.warcinfoID},
+			field{"WARC-Concurrent-To", rec.RecordID},
+			field{"Content-Type", "application/http; msgtype=request"},
+			field{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
+		)
+		err := buildMember(buf, "request", fields, c.Request)
 		if err != nil {
 			return Record{}, fmt.Errorf("request record: %w", err)
 		}

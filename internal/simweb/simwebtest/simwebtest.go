@@ -73,21 +73,34 @@ func NewClient(tb testing.TB, w *simweb.Web, requestTimeout time.Duration, conne
 }
 
 func newClient(tb testing.TB, w *simweb.Web, requestTimeout, dnsTimeout time.Duration, connectTo []string) *fetch.Client {
+	return ClientWith(tb, w, func(c *fetch.Config) {
+		c.RequestTimeout, c.DNSTimeout = requestTimeout, dnsTimeout
+		c.ConnectTo = append(connectTo, c.ConnectTo...)
+	})
+}
+
+// ClientWith is NewClient's client with what set changes in its
+// configuration (a per-host delay, say), closed when the test ends.
+func ClientWith(tb testing.TB, w *simweb.Web, set func(*fetch.Config)) *fetch.Client {
 	tb.Helper()
 	ca, err := w.WriteCAFile(tb.TempDir())
 	require.NoError(tb, err)
-	c, err := fetch.New(fetch.Config{
+	cfg := fetch.Config{
 		Version:        "test",
 		DNSServer:      w.DNSAddr(),
-		ConnectTo:      append(connectTo, w.ConnectTo()...),
+		ConnectTo:      w.ConnectTo(),
 		ExtraCAFile:    ca,
 		AllowNetworks:  []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")},
 		PerHostDelay:   fetch.NoPerHostDelay,
 		ConnectTimeout: 2 * time.Second,
-		DNSTimeout:     dnsTimeout,
-		RequestTimeout: requestTimeout,
+		DNSTimeout:     400 * time.Millisecond,
+		RequestTimeout: 10 * time.Second,
 		MaxRetryAfter:  10 * time.Millisecond,
-	})
+	}
+	if set != nil {
+		set(&cfg)
+	}
+	c, err := fetch.New(cfg)
 	require.NoError(tb, err)
 	tb.Cleanup(c.Close)
 	return c
