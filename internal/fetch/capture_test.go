@@ -69,6 +69,20 @@ func TestCapture(t *testing.T) {
 	resp, err = c.Do(t.Context(), Request{URL: srv.URL + "/start"})
 	require.NoError(t, err)
 	require.Empty(t, resp.Exchanges)
+
+	// A capture may ask for the page unencoded, as the page fetcher
+	// does: the request says so on every hop, and a server that gzips
+	// all the same is still read.
+	resp, err = c.Do(t.Context(), Request{URL: srv.URL + "/start", Capture: true, Header: http.Header{"accept-encoding": {"identity"}}})
+	require.NoError(t, err)
+	require.Equal(t, "<html>hello, archive</html>", string(resp.Body))
+	require.Len(t, resp.Exchanges, 2)
+	for _, ex := range resp.Exchanges {
+		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(ex.Request)))
+		require.NoError(t, err)
+		require.Equal(t, []string{"identity"}, req.Header.Values("Accept-Encoding"))
+	}
+	require.Equal(t, final, string(resp.Exchanges[1].Response))
 }
 
 func strconvHex(n int) string {

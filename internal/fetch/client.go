@@ -39,9 +39,11 @@ type Request struct {
 	// Method defaults to GET. A 301/302/303 turns anything but HEAD into
 	// GET, as browsers do.
 	Method string
-	// Header is sent with every hop. User-Agent and Accept-Encoding are
-	// always ours; Authorization and Cookie are dropped when a redirect
-	// leaves the host.
+	// Header is sent with every hop. User-Agent is always ours, and so is
+	// Accept-Encoding unless set here (a capture asks for "identity", as
+	// archiving crawlers do); a body in any coding the fetch reads is
+	// decoded all the same. Authorization and Cookie are dropped when a
+	// redirect leaves the host.
 	Header http.Header
 	// NoRedirects returns the first response even when it is a redirect.
 	NoRedirects bool
@@ -404,7 +406,9 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		header.Set("Accept", acceptFor(kind))
 	}
 	header.Set("User-Agent", c.ua)
-	header.Set("Accept-Encoding", contentcoding.Accept)
+	if header.Get("Accept-Encoding") == "" {
+		header.Set("Accept-Encoding", contentcoding.Accept)
+	}
 
 	maxRedirects := c.cfg.MaxRedirects
 	if req.MaxRedirects > 0 && req.MaxRedirects < maxRedirects {

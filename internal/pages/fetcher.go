@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -224,7 +225,9 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 	// the page may not be fetched from. The link is the publisher's
 	// word, so its own port earns it nothing (StrictPorts). The fetch is
 	// captured: the archive keeps the exchanges as they went over the
-	// wire.
+	// wire. It asks for the page unencoded, as wget and Heritrix do: the
+	// record's own gzip then sets the archive's size, not the level a
+	// server compressed at (docs/decisions.md, "What a record holds").
 	admit := func(hop *url.URL) error {
 		ok, err := f.allowed(ctx, hop)
 		if err != nil {
@@ -235,7 +238,8 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		}
 		return nil
 	}
-	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit, Capture: true})
+	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit, Capture: true,
+		Header: http.Header{"Accept-Encoding": {"identity"}}})
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -195,9 +195,13 @@ type ArticleCases struct {
 	// site whose links lack the slash its server wants.
 	RedirectEvery int
 	// Wire writes the article pages (and their redirects) as nginx does,
-	// not as net/http would: its field order and spelling (ETag), and,
-	// for a client that accepts gzip, the page gzipped on the fly in
-	// chunked transfer coding. Sent gives the bytes written.
+	// not as net/http would: its field order and spelling (ETag). Article
+	// i (i%3) is framed as 0: nginx with gzip on (gzipped on the fly in
+	// chunked transfer coding for a client that accepts gzip, else with a
+	// Content-Length), 1: streamed by an application server (chunked, not
+	// compressed), 2: gzipped in chunks whatever the client accepts (a
+	// server that ignores Accept-Encoding); a duplicate as its original.
+	// Sent gives the bytes written.
 	Wire bool
 }
 
@@ -276,21 +280,43 @@ func (p *Publisher) article(r *http.Request, now time.Time) (Page, bool) {
 		return Page{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Body: []byte(body)}, true
 	}
 	etag := fmt.Sprintf(`"%x-%x"`, p.PublishedAt(i).Unix(), len(body))
-	if !strings.Contains(strings.ToLower(r.Header.Get("Accept-Encoding")), "gzip") {
+	accepts := strings.Contains(strings.ToLower(r.Header.Get("Accept-Encoding")), "gzip")
+	f := i
+	if p.Articles.Duplicate(i) {
+		f-- // framed as its original, so that its payload is the same
+	}
+	switch framing := f % 3; {
+	case framing == 1:
+		// A page streamed as it is made (an application server behind
+		// nginx): chunked, not compressed.
+		var b strings.Builder
+		b.WriteString(nginxHead("200 OK", "text/html; charset=utf-8", -1))
+		b.WriteString("Vary: Accept-Encoding\r\n\r\n")
+		writeChunks(&b, []byte(body), 4096)
+		return p.wire(r, b.String()), true
+	case framing == 0 && !accepts:
 		return p.wire(r, nginxHead("200 OK", "text/html; charset=utf-8", len(body))+"ETag: "+etag+"\r\nAccept-Ranges: bytes\r\n\r\n"+body), true
 	}
-	// gzip on the fly: no length known up front, so chunked, a weak
+	// gzip on the fly, for a client that accepts it, or (one page in
+	// three) whatever the client asked, as a server that ignores
+	// Accept-Encoding does: no length known up front, so chunked, a weak
 	// ETag, and the chunks as the compressor filled its buffer.
 	var b strings.Builder
 	b.WriteString(nginxHead("200 OK", "text/html; charset=utf-8", -1))
 	b.WriteString("Vary: Accept-Encoding\r\nETag: W/" + etag + "\r\nContent-Encoding: gzip\r\n\r\n")
-	for z := GzipBytes([]byte(body)); len(z) > 0; {
-		n := min(len(z), 8192)
-		fmt.Fprintf(&b, "%x\r\n%s\r\n", n, z[:n])
-		z = z[n:]
+	writeChunks(&b, GzipBytes([]byte(body)), 8192)
+	return p.wire(r, b.String()), true
+}
+
+// writeChunks writes body in chunked transfer coding, chunks of at most
+// size bytes, and the last chunk.
+func writeChunks(b *strings.Builder, body []byte, size int) {
+	for len(body) > 0 {
+		n := min(len(body), size)
+		fmt.Fprintf(b, "%x\r\n%s\r\n", n, body[:n])
+		body = body[n:]
 	}
 	b.WriteString("0\r\n\r\n")
-	return p.wire(r, b.String()), true
 }
 
 // movedBody is nginx's 301 page.

@@ -320,7 +320,16 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		field{"WARC-Payload-Digest", rec.PayloadDigest},
 	)
 	rec.Offset = int64(buf.Len())
-	if err := buildMember(buf, rec.Type, fields, block); err != nil {
+	level := gzipLevel
+	if len(block) > bigBlock {
+		level = bigLevel
+	}
+	if enc := strings.TrimSpace(resp.Header.Get("Content-Encoding")); enc != "" && !strings.EqualFold(enc, "identity") && revisitOf == nil {
+		// Compressed already: a second pass at length would find next
+		// to nothing to gain.
+		level = gzip.BestSpeed
+	}
+	if err := buildMemberLevel(buf, rec.Type, fields, block, level); err != nil {
 		return Record{}, fmt.Errorf("%s record: %w", rec.Type, err)
 	}
 	rec.Length = int64(buf.Len()) - rec.Offset
@@ -379,13 +388,35 @@ type field struct{ name, value string }
 
 const profileIdenticalPayloadDigest = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 
-var gzipPool = sync.Pool{New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }}
+// gzipLevel is the records' compression, chosen on real pages of 20–120
+// KB against wget's files (docs/decisions.md, "What a record holds").
+// A response block over bigBlock is written at bigLevel: level 9's cost
+// grows faster than its gain on long (and most of all on repetitive)
+// bodies.
+const (
+	gzipLevel = gzip.BestCompression
+	bigBlock  = 128 << 10
+	bigLevel  = gzip.DefaultCompression
+)
+
+// gzipPools hold the writers of each level used: gzipLevel, bigLevel,
+// and BestSpeed for a body compressed already.
+var gzipPools = map[int]*sync.Pool{
+	gzipLevel:      {New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzipLevel); return zw }},
+	bigLevel:       {New: func() any { zw, _ := gzip.NewWriterLevel(nil, bigLevel); return zw }},
+	gzip.BestSpeed: {New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }},
+}
 
 // buildMember appends one WARC/1.1 record to buf as one gzip member: the
 // version line, WARC-Type, the given fields in order, Content-Length and
 // WARC-Block-Digest, a blank line, the block, and the two CRLFs that end
 // a record. The callers check the field values.
 func buildMember(buf *bytes.Buffer, typ string, fields []field, block []byte) error {
+	return buildMemberLevel(buf, typ, fields, block, gzipLevel)
+}
+
+// buildMemberLevel is buildMember at a gzip level of gzipPools.
+func buildMemberLevel(buf *bytes.Buffer, typ string, fields []field, block []byte, level int) error {
 	head := make([]byte, 0, 512)
 	head = append(head, "WARC/1.1\r\nWARC-Type: "...)
 	head = append(head, typ...)
@@ -400,8 +431,9 @@ func buildMember(buf *bytes.Buffer, typ string, fields []field, block []byte) er
 	head = append(head, "\r\n\r\n"...)
 
 	buf.Grow(len(block)/3 + len(head) + 64)
-	zw := gzipPool.Get().(*gzip.Writer)
-	defer gzipPool.Put(zw)
+	pool := gzipPools[level]
+	zw := pool.Get().(*gzip.Writer)
+	defer pool.Put(zw)
 	zw.Reset(buf)
 	for _, p := range [][]byte{head, block, []byte("\r\n\r\n")} {
 		if _, err := zw.Write(p); err != nil {
