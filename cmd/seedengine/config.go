@@ -19,6 +19,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/httpapi"
+	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/metasync"
 )
 
@@ -228,8 +229,8 @@ var settings = []setting{
 	{name: "item-file-max-items", usage: "most items in one item file", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.ItemFileMaxItems, n, 50_000, u)
 	}},
-	{name: "page-workers", usage: "page fetches (seeds with harvest.pages) run at once in this process; 0: this process fetches no pages", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
-		fs.IntVar(&c.PageWorkers, n, 64, u)
+	{name: "page-workers", usage: "page jobs (seeds with harvest.pages) in hand at once in this process, each waiting for its host's turn or fetching; 0: this process fetches no pages", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.PageWorkers, n, jobs.DefaultPageWorkers, u)
 	}},
 	{name: "warc-max-bytes", usage: "a WARC file of fetched pages is stored once it is this big (bytes)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Int64Var(&c.WARCMaxBytes, n, 1<<30, u)

@@ -263,6 +263,9 @@ func New(cfg Config) (*App, error) {
 		if pc.Logger == nil {
 			pc.Logger = log
 		}
+		if pc.Leases == 0 {
+			pc.Leases = cmp.Or(max(cfg.Queue.PageWorkers, 0), jobs.DefaultPageWorkers)
+		}
 		if a.PageFetcher, err = pages.New(pc, a.Pages, blobs, cfg.PageFetch); err != nil {
 			return nil, err
 		}

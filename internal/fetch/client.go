@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/publicsuffix"
@@ -221,6 +222,44 @@ func (c *Client) Close() {
 // UserAgent returns the User-Agent sent with every request, for robots.txt
 // group matching.
 func (c *Client) UserAgent() string { return c.ua }
+
+// Booking is a place in a host's line held by Client.Book for a request
+// the caller is about to make.
+type Booking struct {
+	s    *scheduler
+	h    *hostState
+	once sync.Once
+}
+
+// Done gives the place back: call it once the request was made (or
+// will not be). Later calls do nothing.
+func (b *Booking) Done() {
+	if b != nil && b.s != nil {
+		b.once.Do(func() { b.s.unbook(b.h) })
+	}
+}
+
+// Book is a crawl frontier's question to the politeness scheduler: when
+// would a request to host, made now, get its turn? When within horizon
+// (counting the requests in flight, waiting or booked before it, one
+// per-host delay plus the host's usual exchange time apart), a place is
+// held for it and Book returns the Booking and 0: make the request, then
+// call Done. When later, nothing is held and Book returns how long to
+// wait before asking again; each caller sent away is given a later time
+// than the one before, one pace apart, so that a host's backlog comes
+// back at the host's pace instead of all at once. again says the caller
+// was sent away before and already has its place in that order.
+//
+// Politeness does not depend on it: Do waits for the host's turn all the
+// same. Book lets a caller that would wait long give its worker to
+// another host's request meanwhile.
+func (c *Client) Book(host string, horizon time.Duration, again bool) (*Booking, time.Duration) {
+	h, wait := c.sched.book(normalizeHost(host), horizon, again)
+	if h == nil {
+		return nil, wait
+	}
+	return &Booking{s: c.sched, h: h}, 0
+}
 
 // SetCrawlDelay raises the minimum delay between requests to host to d (a
 // robots.txt Crawl-delay); a d below the configured per-host delay has no

@@ -40,6 +40,15 @@ type hostState struct {
 	crawlDelay time.Duration   // robots Crawl-delay, when larger than the default
 	lastEnd    time.Time       // end of the last exchange that reached the server
 	lastUsed   time.Time
+
+	// The host's line as Book sees it: places held for requests to be
+	// made soon, the last time a caller sent away was told to come back,
+	// and how long an exchange with the host takes (a moving average,
+	// from the holder's start to its release).
+	booked     int
+	deferUntil time.Time
+	started    time.Time
+	exchange   time.Duration
 }
 
 func newScheduler(concurrency, parkLimit int, delay time.Duration) *scheduler {
@@ -105,7 +114,7 @@ func (s *scheduler) entry(host string) *hostState {
 // waiter, cooled down, and no crawl delay still worth remembering.
 func (s *scheduler) sweep(now time.Time) {
 	for k, h := range s.hosts {
-		if h.busy || len(h.waiters) > 0 || now.Before(h.next) {
+		if h.busy || len(h.waiters) > 0 || now.Before(h.next) || h.booked > 0 || now.Before(h.deferUntil) {
 			continue
 		}
 		if h.crawlDelay > 0 && now.Sub(h.lastUsed) < crawlDelayTTL {
@@ -171,6 +180,9 @@ func (s *scheduler) acquire(ctx context.Context, host string) (*slot, error) {
 		s.handOff(h, false, time.Time{})
 		return nil, ctx.Err()
 	}
+	s.mu.Lock()
+	h.started = s.now()
+	s.mu.Unlock()
 	return &slot{s: s, h: h}, nil
 }
 
@@ -199,6 +211,14 @@ func (s *scheduler) handOff(h *hostState, reached bool, notBefore time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
+	if reached && !h.started.IsZero() {
+		if d := now.Sub(h.started); h.exchange == 0 {
+			h.exchange = d
+		} else {
+			h.exchange += (d - h.exchange) / 4
+		}
+	}
+	h.started = time.Time{}
 	if reached {
 		h.lastEnd = now
 		if next := now.Add(max(s.delay, h.crawlDelay)); next.After(h.next) {
@@ -220,6 +240,50 @@ func (s *scheduler) handOff(h *hostState, reached bool, notBefore time.Time) {
 		return
 	}
 	h.busy = false
+}
+
+// book is Client.Book: the host's entry with a place held in its line,
+// or nil and how long to come back after.
+func (s *scheduler) book(host string, horizon time.Duration, again bool) (*hostState, time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	h := s.entry(host)
+	h.lastUsed = now
+	pace := max(s.delay, h.crawlDelay) + h.exchange
+	ahead := len(h.waiters)
+	if h.busy {
+		ahead++
+	}
+	ahead = max(ahead, h.booked)
+	start := now
+	if h.next.After(start) {
+		start = h.next
+	}
+	start = start.Add(time.Duration(ahead) * pace)
+	if start.Sub(now) <= horizon {
+		h.booked++
+		return h, 0
+	}
+	// Back when the turn is within the horizon, less a pace for the
+	// queue's lateness; a first refusal also comes back after every
+	// caller sent away before it, one pace apart, so that they return
+	// one by one rather than all at once.
+	back := start.Add(pace - horizon)
+	if !again {
+		if next := h.deferUntil.Add(pace); back.Before(next) {
+			back = next
+		}
+		h.deferUntil = back
+	}
+	return nil, max(back.Sub(now), time.Millisecond)
+}
+
+// unbook gives back a place book held.
+func (s *scheduler) unbook(h *hostState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.booked--
 }
 
 // setCrawlDelay records a host's robots Crawl-delay; d ≤ 0 clears it. It

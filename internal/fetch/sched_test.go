@@ -151,3 +151,61 @@ func TestSchedulerPark(t *testing.T) {
 	next.release(true, time.Time{})
 	require.Len(t, s.global, 0)
 }
+
+// Book holds a place for requests whose turn at the host is within the
+// horizon, counting those in flight, waiting and booked before them a
+// pace apart (the delay plus the host's usual exchange time); it sends
+// the others away, each to a later time than the one before, one pace
+// apart; a caller sent away before comes back to its own turn; and a
+// place given back counts no more.
+func TestSchedulerBook(t *testing.T) {
+	t.Parallel()
+	clock := &fakeClock{t: time.Now()}
+	s := newScheduler(4, 4, time.Second)
+	s.now = clock.now
+	ctx := t.Context()
+
+	// One exchange that took 200 ms: the host's pace is 1.2 s.
+	sl, err := s.acquire(ctx, "busy.test")
+	require.NoError(t, err)
+	clock.add(200 * time.Millisecond)
+	sl.release(true, time.Time{})
+
+	// The next turn is 1 s off; 4 s of horizon holds that one and the
+	// two after it (2.2 s, 3.4 s), not a fourth (4.6 s).
+	var held []*hostState
+	for range 3 {
+		h, wait := s.book("busy.test", 4*time.Second, false)
+		require.NotNil(t, h)
+		require.Zero(t, wait)
+		held = append(held, h)
+	}
+	_, first := s.book("busy.test", 4*time.Second, false)
+	// Back when its turn (4.6 s) is within the horizon less a pace.
+	require.Equal(t, 4600*time.Millisecond+1200*time.Millisecond-4*time.Second, first)
+	_, second := s.book("busy.test", 4*time.Second, false)
+	require.Equal(t, first+1200*time.Millisecond, second, "the next one sent away comes back a pace later")
+	_, again := s.book("busy.test", 4*time.Second, true)
+	require.Equal(t, first, again, "one sent away before is not put behind the others")
+
+	// Another host's line is its own.
+	h, wait := s.book("idle.test", 4*time.Second, false)
+	require.NotNil(t, h)
+	require.Zero(t, wait)
+
+	// Places given back make room.
+	for _, h := range held {
+		s.unbook(h)
+	}
+	h, wait = s.book("busy.test", 4*time.Second, false)
+	require.NotNil(t, h)
+	require.Zero(t, wait)
+
+	// An entry with a place held or callers sent away is not swept.
+	clock.add(time.Minute)
+	s.mu.Lock()
+	s.sweep(clock.now().Add(-30 * time.Second))
+	_, kept := s.hosts["busy.test"]
+	s.mu.Unlock()
+	require.True(t, kept)
+}

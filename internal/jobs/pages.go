@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,6 +12,10 @@ import (
 
 // QueuePages is the River queue of page fetches (internal/pages).
 const QueuePages = "pages"
+
+// DefaultPageWorkers is Config.PageWorkers' default: enough pages in
+// hand for a thousand hosts to have one waiting for its turn each.
+const DefaultPageWorkers = 1024
 
 // PageFetchArgs are the args of one page fetch: the item whose page it
 // is. Queued with the seed check that recorded the item.
@@ -115,5 +120,12 @@ func (w *pageFetchWorker) Work(ctx context.Context, job *river.Job[PageFetchArgs
 	if f == nil {
 		return fmt.Errorf("no page fetcher in this process")
 	}
-	return f.FetchPage(ctx, job.Args.ItemID)
+	err := f.FetchPage(ctx, job.Args.ItemID)
+	// A page whose host's turn is far off comes back when it is near,
+	// without spending a try (pages.DeferError).
+	var later interface{ SnoozeFor() time.Duration }
+	if errors.As(err, &later) {
+		return river.JobSnooze(later.SnoozeFor())
+	}
+	return err
 }

@@ -80,10 +80,13 @@ type Config struct {
 	// once in this process. Default 50.
 	SeedCheckWorkers int
 
-	// PageWorkers is how many page fetches (QueuePages) run at once in
-	// this process: politeness (one request per host at a time, the
-	// per-host delay) still holds for each host. Default 64; -1: this
-	// process works no page fetches (its queue is not served here).
+	// PageWorkers is how many page jobs (QueuePages) run at once in
+	// this process. A page job waits for its host's turn only when it is
+	// near and is put back in the queue otherwise (internal/pages'
+	// frontier); while it waits it holds no fetch slot (fetch.Config's
+	// Concurrency bounds those), so this is a count of pages in hand, not
+	// of fetches. Default DefaultPageWorkers; -1: this process works no
+	// page fetches (its queue is not served here).
 	PageWorkers int
 
 	// Listener, on PostgreSQL, is the pgx pool River LISTENs on
@@ -170,7 +173,7 @@ func (c Config) withDefaults() Config {
 		c.SeedCheckWorkers = 50
 	}
 	if c.PageWorkers == 0 {
-		c.PageWorkers = 64
+		c.PageWorkers = DefaultPageWorkers
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -45,6 +46,9 @@ type Fetch interface {
 	// SetCrawlDelay raises the delay between requests to a host (its
 	// robots.txt Crawl-delay), for every fetch of the process.
 	SetCrawlDelay(host string, d time.Duration)
+	// Book holds a place in a host's line when its turn is near, or
+	// says when to ask again (fetch.Client.Book).
+	Book(host string, horizon time.Duration, again bool) (*fetch.Booking, time.Duration)
 }
 
 // Config sets the fetcher's limits.
@@ -63,8 +67,20 @@ type Config struct {
 	Agent string
 	// MaxCrawlDelay caps the robots.txt Crawl-delay obeyed; default 10 s.
 	MaxCrawlDelay time.Duration
-	Now           func() time.Time
-	Logger        *slog.Logger
+	// Horizon is how far off a page's turn at its host may be for its
+	// job to wait for it; a job whose turn is further off is put back in
+	// the queue until then (DeferError), leaving its worker to other
+	// hosts' pages. Default 10 s.
+	Horizon time.Duration
+	// Leases is how many page jobs this process runs at once (the
+	// queue's page workers). While half of them or more hold a place in
+	// their hosts' lines, a job waits only for a turn within
+	// ContendedHorizon, so that the workers spread over as many hosts as
+	// can be fetched at once instead of lining up at the first hosts
+	// queued. 0: no such limit.
+	Leases int
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 func (c Config) withDefaults() Config {
@@ -83,6 +99,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxCrawlDelay <= 0 {
 		c.MaxCrawlDelay = 10 * time.Second
+	}
+	if c.Horizon <= 0 {
+		c.Horizon = 10 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -121,6 +140,8 @@ type Fetcher struct {
 	open   map[seedengine.Partition]*spool
 	serial int
 	robots map[string]cachedRobots
+	// reading are the robots.txt reads in progress, by scheme and host.
+	reading map[string]*robotsRead
 	// spooled are the payloads of the responses this process wrote that
 	// are not stored yet: a page with one of them is a revisit.
 	spooled map[string]seedengine.PageDigest
@@ -128,7 +149,27 @@ type Fetcher struct {
 	lock *os.File
 	// storing counts the spool files being stored.
 	storing sync.WaitGroup
+
+	// waiting counts the page jobs that hold a place in their host's
+	// line; away are the pages sent away (DeferError) not back yet.
+	waiting atomic.Int64
+	away    map[int64]struct{}
 }
+
+// ContendedHorizon is the horizon while half the leases hold a place.
+const ContendedHorizon = 2 * time.Second
+
+// maxAway bounds the pages remembered as sent away.
+const maxAway = 1 << 20
+
+// DeferError is a page whose host's turn is too far off to wait for: its
+// job should come back after Wait (a River snooze), not count as a try.
+type DeferError struct{ Wait time.Duration }
+
+func (e *DeferError) Error() string { return fmt.Sprintf("the host's turn is %v off", e.Wait) }
+
+// SnoozeFor is how long the job should wait before it runs again.
+func (e *DeferError) SnoozeFor() time.Duration { return e.Wait }
 
 type cachedRobots struct {
 	group  *robots.Group
@@ -167,7 +208,8 @@ func New(cfg Config, store Store, objects Objects, f Fetch) (*Fetcher, error) {
 	// name a file alike: a run id of this process's own goes in every name.
 	cfg.Process = cfg.Process + "-" + runID()
 	return &Fetcher{cfg: cfg, store: store, objects: objects, fetch: f, open: map[seedengine.Partition]*spool{}, robots: map[string]cachedRobots{},
-		spooled: map[string]seedengine.PageDigest{}, lock: lock}, nil
+		spooled: map[string]seedengine.PageDigest{}, lock: lock, away: map[int64]struct{}{},
+		reading: map[string]*robotsRead{}}, nil
 }
 
 // runID is 6 random lower-case base32 characters.
@@ -238,8 +280,30 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		}
 		return nil
 	}
+	// The frontier: wait for the host's turn only when it is near.
+	horizon := f.cfg.Horizon
+	if l := f.cfg.Leases; l > 0 && f.waiting.Load() >= int64(l/2) {
+		horizon = min(horizon, ContendedHorizon)
+	}
+	f.mu.Lock()
+	_, again := f.away[itemID]
+	delete(f.away, itemID)
+	f.mu.Unlock()
+	booking, wait := f.fetch.Book(u.Hostname(), horizon, again)
+	if booking == nil {
+		f.mu.Lock()
+		if len(f.away) >= maxAway {
+			clear(f.away)
+		}
+		f.away[itemID] = struct{}{}
+		f.mu.Unlock()
+		return &DeferError{Wait: wait}
+	}
+	f.waiting.Add(1)
 	resp, err := f.fetch.Do(ctx, fetch.Request{URL: p.URL, Kind: fetch.KindPage, StrictPorts: true, Admit: admit, Capture: true,
 		Header: http.Header{"Accept-Encoding": {"identity"}}})
+	booking.Done()
+	f.waiting.Add(-1)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -388,29 +452,38 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 	now := f.cfg.Now()
 	f.mu.Lock()
 	r, ok := f.robots[key]
-	f.mu.Unlock()
 	if !ok || now.Sub(r.at) >= robotsTTL {
-		rt := fetch.FetchRobots(ctx, f.fetch.Do, u.Host, nil)
-		r = cachedRobots{status: rt.Status, at: now}
-		if reason := fetch.Reason(rt.Err); rt.Response == nil && permanent(reason) {
-			r.reason = reason
+		// One read of a host's robots.txt at a time: the pages that ask
+		// meanwhile wait for its answer instead of each reading it.
+		fl, reading := f.reading[key]
+		if !reading {
+			fl = &robotsRead{done: make(chan struct{})}
+			f.reading[key] = fl
 		}
-		if rt.Rules != nil {
-			r.group = rt.Rules.Group(f.cfg.Agent)
-		}
-		if r.group != nil {
-			if d, ok := r.group.CrawlDelay(); ok {
-				r.delay = min(d, f.cfg.MaxCrawlDelay)
+		f.mu.Unlock()
+		if reading {
+			select {
+			case <-fl.done:
+			case <-ctx.Done():
+				return false, ctx.Err()
 			}
-		}
-		if r.status != robots.StatusUnreachable {
+			r = fl.r
+		} else {
+			r = f.readRobots(ctx, u.Host, now)
 			f.mu.Lock()
-			if len(f.robots) >= maxRobots {
-				clear(f.robots)
+			if r.status != robots.StatusUnreachable {
+				if len(f.robots) >= maxRobots {
+					clear(f.robots)
+				}
+				f.robots[key] = r
 			}
-			f.robots[key] = r
+			delete(f.reading, key)
 			f.mu.Unlock()
+			fl.r = r
+			close(fl.done)
 		}
+	} else {
+		f.mu.Unlock()
 	}
 	if r.status == robots.StatusUnreachable {
 		if r.reason != "" {
@@ -424,6 +497,31 @@ func (f *Fetcher) allowed(ctx context.Context, u *url.URL) (bool, error) {
 		f.fetch.SetCrawlDelay(u.Hostname(), r.delay)
 	}
 	return r.group == nil || r.group.Allowed(robots.PathQuery(u.String())), nil
+}
+
+// robotsRead is a read of a host's robots.txt in progress; r is its
+// answer once done is closed.
+type robotsRead struct {
+	done chan struct{}
+	r    cachedRobots
+}
+
+// readRobots reads host's robots.txt and judges it for our agent.
+func (f *Fetcher) readRobots(ctx context.Context, host string, now time.Time) cachedRobots {
+	rt := fetch.FetchRobots(ctx, f.fetch.Do, host, nil)
+	r := cachedRobots{status: rt.Status, at: now}
+	if reason := fetch.Reason(rt.Err); rt.Response == nil && permanent(reason) {
+		r.reason = reason
+	}
+	if rt.Rules != nil {
+		r.group = rt.Rules.Group(f.cfg.Agent)
+	}
+	if r.group != nil {
+		if d, ok := r.group.CrawlDelay(); ok {
+			r.delay = min(d, f.cfg.MaxCrawlDelay)
+		}
+	}
+	return r
 }
 
 // maxRobots bounds the robots.txt cache.

@@ -29,6 +29,11 @@ type fakeFetch struct {
 	errs    map[string]error // by host: every request fails so
 }
 
+// Book always holds a place: this fetcher has no line.
+func (f *fakeFetch) Book(string, time.Duration, bool) (*fetch.Booking, time.Duration) {
+	return &fetch.Booking{}, 0
+}
+
 func (f *fakeFetch) Do(_ context.Context, req fetch.Request) (*fetch.Response, error) {
 	// As the client does: the port policy first, then Admit before the
 	// exchange, outside the lock (it fetches robots.txt through Do).
