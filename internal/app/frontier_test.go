@@ -15,23 +15,24 @@ import (
 	"github.com/seedengine/seedengine/internal/pages"
 )
 
-// One busy host does not stall the others. A publisher's 120 new pages
-// are queued before eight publishers' 4 each; 16 page workers, a 100 ms
+// One busy host does not stall the others. A publisher's 200 new pages
+// are queued before eight publishers' 4 each; 32 page workers, a 100 ms
 // per-host delay, a 1 s horizon. The big host's page jobs whose turn is
 // further off than the horizon go back to the queue (snoozed: no try
 // spent) and come back at its pace, so every small host's page is
-// requested before the big host's 60th. (Page jobs that waited for
-// their host's turn took all 16 workers for the big host, and the small
-// hosts' pages came after its 100th.) Every page is fetched, no job
-// spent a second try, and no two requests to a host came closer than its
-// delay, by the simulated web's log.
+// requested before the big host's 100th, which politeness alone puts
+// 10 s after its first. (Page jobs that waited for their host's turn
+// took all 32 workers for the big host, and the small hosts' pages came
+// after its 170th.) Every page is fetched, no job spent a second try,
+// and no two requests to a host came closer than its delay, by the
+// simulated web's log.
 //
 // Not parallel: its order is the queue's, on a machine not shared with
 // the package's parallel tests.
 func TestPageFrontier(t *testing.T) {
 	const delay = 100 * time.Millisecond
-	hosts := append([]int{120}, repeat(8, 4)...)
-	fr := newFrontier(t, hosts, delay, withJobs(func(c *jobs.Config) { c.PageWorkers = 16 }),
+	hosts := append([]int{200}, repeat(8, 4)...)
+	fr := newFrontier(t, hosts, delay, withJobs(func(c *jobs.Config) { c.PageWorkers = 32 }),
 		withPages(pages.Config{Dir: t.TempDir(), Process: "frontier", Horizon: time.Second}))
 	var mu sync.Mutex
 	arrived := map[string][]time.Time{}  // every request, by host
@@ -57,7 +58,7 @@ func TestPageFrontier(t *testing.T) {
 	require.NoError(t, fr.db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM pages WHERE state IN ('fetched', 'stored')`).Scan(&fetched))
 	require.NoError(t, fr.db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM pages WHERE state = 'failed'`).Scan(&failed))
 	require.Zero(t, failed)
-	require.Equal(t, 120+8*4, fetched)
+	require.Equal(t, 200+8*4, fetched)
 
 	// The queue's view: snoozed jobs, none of which spent a try on it.
 	var snoozed, maxAttempt int
@@ -71,13 +72,13 @@ func TestPageFrontier(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	big := articles[fr.pubs[0].Host]
-	require.Len(t, big, 120)
+	require.Len(t, big, 200)
 	slices.SortFunc(big, func(a, b time.Time) int { return a.Compare(b) })
 	for _, p := range fr.pubs[1:] {
 		small := articles[p.Host]
 		require.Len(t, small, 4, p.Host)
 		for _, at := range small {
-			require.True(t, at.Before(big[59]), "%s's pages came after the big host's 60th", p.Host)
+			require.True(t, at.Before(big[99]), "%s's pages came after the big host's 100th", p.Host)
 		}
 	}
 	for host, at := range arrived {

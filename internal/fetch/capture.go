@@ -13,8 +13,13 @@ import (
 // (status line, header fields in their order and spelling, the body with
 // its transfer and content codings), when the request's first byte was
 // written and to which address. Captured fetches go over a transport of
-// their own whose connections carry one exchange each (no keep-alive), so
-// that a connection's bytes are exactly its exchange's.
+// their own whose connections record what they carry. A connection is
+// kept alive between exchanges (one TLS handshake for a host's pages, not
+// one a page): an exchange's bytes are taken, and the record started
+// again, once its response has been read and before its host slot is
+// given back, so that no other exchange can have used the connection
+// meanwhile (one exchange per host at a time, and a connection serves one
+// host).
 
 // Exchange is one exchange of a captured fetch: a redirect hop or the
 // final response.
@@ -64,10 +69,15 @@ func (c *recConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// exchange is what the connection carried, as an Exchange of u.
+// exchange is what the connection carried since the last exchange taken,
+// as an Exchange of u; the connection records the next one afresh.
 func (c *recConn) exchange(u string, status int) Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	defer func() {
+		// New buffers, not Reset: an idle connection keeps no page.
+		c.w, c.r, c.start = bytes.Buffer{}, bytes.Buffer{}, time.Time{}
+	}()
 	ip := ""
 	if a := c.Conn.RemoteAddr(); a != nil {
 		ip = a.String()
@@ -78,6 +88,10 @@ func (c *recConn) exchange(u string, status int) Exchange {
 	return Exchange{URL: u, Start: c.start, IP: ip, Status: status,
 		Request: bytes.Clone(c.w.Bytes()), Response: bytes.Clone(c.r.Bytes())}
 }
+
+// captureIdleConns is how many idle connections captured fetches keep,
+// over all hosts.
+const captureIdleConns = 1024
 
 // captureLimit bounds what a captured connection keeps of the response:
 // the largest body cap and room for the header and the codings' framing.

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,4 +98,81 @@ func strconvHex(n int) string {
 		b = append([]byte{digits[n%16]}, b...)
 	}
 	return string(b)
+}
+
+// A captured fetch keeps its connection alive for the host's next one,
+// and each exchange's record holds its own bytes and no other's: a
+// redirect and its target on one connection, then a later fetch, then a
+// 503 retried after its Retry-After, whose record is the retry's alone.
+func TestCaptureKeepsConnectionsAlive(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var remotes []string
+	tries := 0
+	srv := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		remotes = append(remotes, r.RemoteAddr)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/moved":
+			http.Redirect(w, r, "/page/1", http.StatusMovedPermanently)
+		case "/busy":
+			mu.Lock()
+			tries++
+			first := tries == 1
+			mu.Unlock()
+			if first {
+				w.Header().Set("Retry-After", "0")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = io.WriteString(w, "busy")
+				return
+			}
+			_, _ = io.WriteString(w, "<html>free now</html>")
+		default:
+			_, _ = io.WriteString(w, "<html>"+r.URL.Path+"</html>")
+		}
+	}))
+	c := newTestClient(t, Config{MaxRetryAfter: time.Second})
+	var exchanges []Exchange
+	for _, path := range []string{"/moved", "/page/2", "/busy"} {
+		resp, err := c.Do(t.Context(), Request{URL: srv.URL + path, Capture: true})
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.Status)
+		exchanges = append(exchanges, resp.Exchanges...)
+	}
+	want := []struct{ path, status, body string }{
+		{"/moved", "301", ""},
+		{"/page/1", "200", "<html>/page/1</html>"},
+		{"/page/2", "200", "<html>/page/2</html>"},
+		{"/busy", "200", "<html>free now</html>"},
+	}
+	require.Len(t, exchanges, len(want))
+	for i, ex := range exchanges {
+		require.Equal(t, srv.URL+want[i].path, ex.URL)
+		br := bufio.NewReader(bytes.NewReader(ex.Request))
+		req, err := http.ReadRequest(br)
+		require.NoError(t, err)
+		require.Equal(t, want[i].path, req.URL.Path)
+		require.Zero(t, br.Buffered(), "exchange %d's request record holds one request", i)
+		require.Empty(t, req.Header.Get("Connection"), "no Connection: close")
+
+		br = bufio.NewReader(bytes.NewReader(ex.Response))
+		r, err := http.ReadResponse(br, req)
+		require.NoError(t, err)
+		body, err := io.ReadAll(r.Body)
+		require.NoError(t, err)
+		require.Equal(t, want[i].status, strconv.Itoa(r.StatusCode), "exchange %d", i)
+		if want[i].body != "" {
+			require.Equal(t, want[i].body, string(body))
+		}
+		require.Zero(t, br.Buffered(), "exchange %d's response record holds one response", i)
+		_, err = br.ReadByte()
+		require.ErrorIs(t, err, io.EOF)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, remotes, 5, "the 503 and its retry")
+	for _, r := range remotes {
+		require.Equal(t, remotes[0], r, "one connection carried every exchange")
+	}
 }

@@ -140,7 +140,7 @@ type Client struct {
 	dialer    *net.Dialer
 	tlsConfig *tls.Config
 	transport *http.Transport
-	capture   *http.Transport // captured fetches: one exchange per connection, recorded
+	capture   *http.Transport // captured fetches: connections that record what they carry
 	sched     *scheduler
 	log       *slog.Logger
 	dns       *dnsLookup
@@ -209,7 +209,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	c.capture = c.transport.Clone()
 	c.capture.DialContext, c.capture.DialTLSContext = c.dialCapture, c.dialTLSCapture
-	c.capture.DisableKeepAlives = true
+	// Pages come a host's delay apart from many hosts at once: room to
+	// keep a connection to each of them between its pages.
+	c.capture.MaxIdleConns = max(c.capture.MaxIdleConns, captureIdleConns)
 	return c, nil
 }
 
@@ -404,8 +406,13 @@ func (o *open) close() {
 // drain reads a little of the body so the connection can be reused, then
 // closes.
 func (o *open) drain() {
-	_, _ = io.CopyN(io.Discard, o.resp.Body, drainLimit)
+	o.discard()
 	o.close()
+}
+
+// discard reads a little of the body so the connection can be reused.
+func (o *open) discard() {
+	_, _ = io.CopyN(io.Discard, o.resp.Body, drainLimit)
 }
 
 // start validates req and runs its exchanges up to the final response,
@@ -481,10 +488,13 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 		}
 		resp.Redirects = append(resp.Redirects, hop)
 		resp.Duration += time.Since(o.begin)
-		o.drain()
+		o.discard()
 		if o.rec != nil {
+			// Taken before the slot is given back: the connection may
+			// carry the host's next exchange once it is.
 			resp.Exchanges = append(resp.Exchanges, o.rec.exchange(u.String(), status))
 		}
+		o.close()
 		switch {
 		case perr != nil || (next.Scheme != "http" && next.Scheme != "https") || next.Hostname() == "":
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, &Error{Reason: ReasonBadRedirect, Err: fmt.Errorf("unusable Location %q", loc)})
@@ -597,7 +607,13 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 				if attempt == 0 && waitRetryAfter && d <= c.cfg.MaxRetryAfter {
 					c.log.Debug("retry after", "event", "fetch_retry_after", "url", u.String(), "status", resp.StatusCode, "wait", d)
 					*spent += time.Since(o.begin)
-					o.drain()
+					o.discard()
+					if rec != nil {
+						// The retry is the exchange kept: this one's
+						// bytes must not open its record.
+						_ = rec.exchange(u.String(), resp.StatusCode)
+					}
+					o.close()
 					continue
 				}
 			}
