@@ -74,10 +74,7 @@ func (c *recConn) Read(p []byte) (int, error) {
 func (c *recConn) exchange(u string, status int) Exchange {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	defer func() {
-		// New buffers, not Reset: an idle connection keeps no page.
-		c.w, c.r, c.start = bytes.Buffer{}, bytes.Buffer{}, time.Time{}
-	}()
+	defer c.clear()
 	ip := ""
 	if a := c.Conn.RemoteAddr(); a != nil {
 		ip = a.String()
@@ -87,6 +84,21 @@ func (c *recConn) exchange(u string, status int) Exchange {
 	}
 	return Exchange{URL: u, Start: c.start, IP: ip, Status: status,
 		Request: bytes.Clone(c.w.Bytes()), Response: bytes.Clone(c.r.Bytes())}
+}
+
+// reset forgets what the connection carried since the last exchange
+// taken: an exchange that will not be kept (a failed read) must not open
+// the record of the next one over the same connection.
+func (c *recConn) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clear()
+}
+
+// clear starts the record afresh; c.mu is held. New buffers, not Reset:
+// an idle connection keeps no page.
+func (c *recConn) clear() {
+	c.w, c.r, c.start = bytes.Buffer{}, bytes.Buffer{}, time.Time{}
 }
 
 // captureIdleConns is how many idle connections captured fetches keep,

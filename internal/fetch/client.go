@@ -56,8 +56,7 @@ type Request struct {
 	// for this fetch (robots.txt follows at most 5, RFC 9309).
 	MaxRedirects int
 	// Capture keeps every exchange as it went over the wire
-	// (Response.Exchanges): for an archive. Captured fetches use a
-	// connection per exchange.
+	// (Response.Exchanges): for an archive. Do only: Stream ignores it.
 	Capture bool
 	// StrictPorts holds the URL asked for to the port policy too: only 80,
 	// 443 and Config.AllowPorts, for a URL that someone outside wrote (an
@@ -289,7 +288,14 @@ func (c *Client) Do(ctx context.Context, req Request) (resp *Response, err error
 	if err != nil {
 		return nil, err
 	}
-	defer o.close()
+	defer func() {
+		if o.rec != nil {
+			// What was not taken (a body that failed) is not kept
+			// for the connection's next exchange.
+			o.rec.reset()
+		}
+		o.close()
+	}()
 	if !hasBody(o.method, o.resp.StatusCode) {
 		resp.Duration += time.Since(o.begin)
 		o.captured(resp)
@@ -328,6 +334,9 @@ func (c *Client) Stream(ctx context.Context, req Request) (sr *StreamResponse, e
 		c.metrics.inFlight.Add(-1)
 		c.metrics.done(req.kind(), err)
 	}()
+	// A stream's body is read after Stream returns: its exchange could
+	// not be taken before its slot is given back.
+	req.Capture = false
 	resp, o, limit, err := c.start(ctx, req)
 	if err != nil {
 		return nil, err
