@@ -412,13 +412,6 @@ func (o *open) close() {
 	o.slot.release(true, o.notBefore)
 }
 
-// drain reads a little of the body so the connection can be reused, then
-// closes.
-func (o *open) drain() {
-	o.discard()
-	o.close()
-}
-
 // discard reads a little of the body so the connection can be reused.
 func (o *open) discard() {
 	_, _ = io.CopyN(io.Discard, o.resp.Body, drainLimit)
@@ -620,7 +613,7 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 					if rec != nil {
 						// The retry is the exchange kept: this one's
 						// bytes must not open its record.
-						_ = rec.exchange(u.String(), resp.StatusCode)
+						rec.reset()
 					}
 					o.close()
 					continue
