@@ -166,6 +166,9 @@ func New(cfg Config) (*App, error) {
 	if qc.ReadDB == nil {
 		qc.ReadDB = db.Reader()
 	}
+	if qc.Notified == nil {
+		qc.Notified = db.Notified()
+	}
 	if qc.Listener == nil {
 		l, err := db.Listener()
 		if err != nil {

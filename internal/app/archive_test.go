@@ -211,12 +211,13 @@ func TestArchiveKeepsTheWire(t *testing.T) {
 			rec := record(f.Key, wr.Offset, wr.Length)
 			require.Equal(t, "127.0.0.1", rec.Header.Get("WARC-IP-Address"), "%s record %s", wr.Type, wr.ID)
 			dates[wr.ID] = rec.Header.Get("WARC-Date")
-			if wr.Type == "request" {
-				require.Len(t, wr.ConcurrentTo, 1)
-				pairs[wr.ID] = wr.ConcurrentTo[0]
+			if wr.Type != "request" {
+				require.Len(t, wr.ConcurrentTo, 1, "a response names its request")
+				pairs[wr.ConcurrentTo[0]] = wr.ID
 			}
 		}
 		for req, resp := range pairs {
+			require.Contains(t, dates, req, "the request %s a response names is in the file", req)
 			require.Equal(t, dates[req], dates[resp], "a request and its response share the capture's date")
 		}
 	}

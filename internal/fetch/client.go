@@ -718,7 +718,7 @@ func acceptFor(k Kind) string {
 	case KindFeed:
 		return "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
 	}
-	return "text/html, application/xhtml+xml;q=0.9, */*;q=0.8"
+	return "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8" // as browsers write it
 }
 
 // resolve returns the addresses of host, an IP literal or a name looked up

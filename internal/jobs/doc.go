@@ -43,10 +43,12 @@
 // connection, from a pgx pool of its own (Config.Listener,
 // riverdatabasesql.NewWithPgxListener): a job committed by any process
 // wakes every process's workers at once, and the poll
-// (Config.PollInterval) is only the fallback. riversqlite emulates LISTEN/NOTIFY with River's
-// river_notification table, which each process reads every 50 ms: on
-// SQLite an insert wakes the workers within about 50 ms, and the poll is
-// only the fallback.
+// (Config.PollInterval) is only the fallback. On SQLite River stands in
+// for NOTIFY with its river_notification table; riversqlite's listener
+// reads it every 50 ms, half of an idle process's CPU. The queue's own
+// listener (sqlitelisten.go) reads it when the store announces a commit
+// that wrote a row (Config.Notified, sqlstore.DB.Notified), at once, and
+// otherwise every second, for rows another process wrote.
 //
 // River UI: UIHandler serves it for the queue's own client (ui.go).
 package jobs

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
@@ -94,14 +95,22 @@ type Config struct {
 	// process's workers at once. Without it the queue only polls.
 	Listener *pgxpool.Pool
 
+	// Notified, on SQLite, receives after each commit of this process that
+	// wrote a River notification (sqlstore.DB.Notified): the workers wake
+	// at once, and River's notification table is read only when told (and
+	// every second, for another process's). Without it riversqlite's own
+	// listener reads the table every 50 ms.
+	Notified <-chan struct{}
+
 	// PollInterval is how often the queue looks for new jobs. It bounds
 	// the latency of a new job when nothing wakes the queue: on PostgreSQL
 	// without a Listener, or when a notification is lost; on SQLite an
-	// insert wakes the queue through River's notification table (see the
-	// package doc), and on PostgreSQL with a Listener through LISTEN.
-	// Default: 2 s where inserts wake the queue (an idle process then
-	// costs next to nothing), 100 ms where they do not (River's default of
-	// 1 s would cap throughput near Workers per second).
+	// insert by this process wakes its workers directly (see the package
+	// doc), and on PostgreSQL with a Listener LISTEN wakes every process's.
+	// Default: 5 s where inserts wake the queue (an idle process then
+	// costs next to nothing; 2 s for page jobs, whose deferred pages come
+	// back at a poll), 100 ms where they do not (River's default of 1 s
+	// would cap throughput near Workers per second).
 	PollInterval time.Duration
 
 	// JobRetention is how long River keeps completed and cancelled jobs;
@@ -309,8 +318,15 @@ type Queue struct {
 	rescue *rescuer // jobs left running by nobody (rescue.go)
 }
 
-// wokenPollInterval is the poll interval of a queue that inserts wake.
-const wokenPollInterval = 2 * time.Second
+// wokenPollInterval is the poll interval of a queue that inserts wake;
+// there the poll finds only jobs whose wait ended (a retry, a snooze) and
+// jobs another process inserted without a wake. The page queue polls at
+// wokenPagePollInterval: the pages it sends away (pages.DeferError) come
+// back at a poll, and a host's turn should not wait long for them.
+const (
+	wokenPollInterval     = 5 * time.Second
+	wokenPagePollInterval = 2 * time.Second
+)
 
 // New builds a queue on db, which must hold River's tables (applied by the
 // store's migrations). engine is EngineSQLite or EnginePostgres; on SQLite
@@ -324,7 +340,8 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	if db == nil || batches == nil {
 		return nil, seedengine.Errorf(seedengine.EINVALID, "queue needs a database and a batch service")
 	}
-	if cfg.PollInterval == 0 && (engine == EngineSQLite || cfg.Listener != nil) {
+	woken := cfg.PollInterval == 0 && (engine == EngineSQLite || cfg.Listener != nil)
+	if woken {
 		cfg.PollInterval = wokenPollInterval
 	}
 	cfg = cfg.withDefaults()
@@ -382,7 +399,11 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	}
 
 	if cfg.PageWorkers > 0 {
-		rcfg.Queues[QueuePages] = river.QueueConfig{MaxWorkers: cfg.PageWorkers}
+		pq := river.QueueConfig{MaxWorkers: cfg.PageWorkers}
+		if woken {
+			pq.FetchPollInterval = wokenPagePollInterval
+		}
+		rcfg.Queues[QueuePages] = pq
 	}
 	if cfg.InsertOnly {
 		// No queues: River's client only inserts and queries.
@@ -395,7 +416,15 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		if n := db.Stats().MaxOpenConnections; n != 1 {
 			return nil, seedengine.Errorf(seedengine.EINVALID, "queue on SQLite needs a pool of exactly one open connection, got %d", n)
 		}
-		q.client, err = river.NewClient(riversqlite.New(db), rcfg)
+		var driver riverdriver.Driver[*sql.Tx] = riversqlite.New(db)
+		if cfg.Notified != nil {
+			read := cfg.ReadDB
+			if read == nil {
+				read = db
+			}
+			driver = &sqliteDriver{Driver: riversqlite.New(db), read: read, notified: cfg.Notified}
+		}
+		q.client, err = river.NewClient(driver, rcfg)
 	case EnginePostgres:
 		driver := riverdatabasesql.New(db)
 		if cfg.Listener != nil {

@@ -69,14 +69,17 @@ func BenchmarkAgainstWget(b *testing.B) {
 	n := float64(len(urls))
 
 	for b.Loop() {
-		// wget, as an archivist runs it: a list of URLs, a gzipped WARC.
+		// wget, as an archivist runs it: a list of URLs, a gzipped WARC,
+		// and the crawler's own User-Agent with its contact URL, as a
+		// polite crawler sends it (wget's default names no contact), so
+		// that the bytes compared are the archives', not the identities'.
 		work := b.TempDir()
 		if d := os.Getenv("KEEP"); d != "" {
 			work = d
 		}
 		list := filepath.Join(work, "urls.txt")
 		require.NoError(b, os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644))
-		cmd := exec.Command(wget, "-q", "--warc-file="+filepath.Join(work, "wget"), "--delete-after", "-P", filepath.Join(work, "files"),
+		cmd := exec.Command(wget, "-q", "--warc-file="+filepath.Join(work, "wget"), "--delete-after", "-U", client.UserAgent(), "-P", filepath.Join(work, "files"),
 			"-e", "use_proxy=yes", "-e", "http_proxy=http://"+web.HTTPAddr(), "-i", list)
 		cpu0, start := cpuTime(), time.Now()
 		out, err := cmd.CombinedOutput()

@@ -63,6 +63,9 @@ type DB struct {
 	url      string
 	listenMu sync.Mutex
 	listener *pgxpool.Pool
+	// notes announces the River notifications the SQLite writer commits
+	// (Notified); nil on PostgreSQL.
+	notes *notifier
 }
 
 // sqliteBusyTimeout is how long a SQLite connection waits for another
@@ -190,7 +193,8 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	wq.Add("_pragma", "foreign_keys(1)")
 	wq.Add("_pragma", fmt.Sprintf("cache_size(%d)", -sqliteWriterCacheKiB))
 	wq.Set("_txlock", "immediate")
-	writer, err := openSQLitePool(sqliteDSN(path, wq, extra))
+	notes := newNotifier()
+	writer, err := openSQLitePool(sqliteDSN(path, wq, extra), notes)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
 	}
@@ -208,7 +212,7 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 	rq := url.Values{}
 	rq.Add("_pragma", busy)
 	rq.Add("_pragma", "query_only(1)")
-	reader, err := openSQLitePool(sqliteDSN(path, rq, extra))
+	reader, err := openSQLitePool(sqliteDSN(path, rq, extra), nil)
 	if err != nil {
 		_ = writer.Close()
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
@@ -221,17 +225,18 @@ func openSQLite(ctx context.Context, path, extra string) (*DB, error) {
 		_ = writer.Close()
 		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
 	}
-	return &DB{engine: EngineSQLite, writer: writer, reader: reader, group: newGroupCommitter(writer)}, nil
+	return &DB{engine: EngineSQLite, writer: writer, reader: reader, group: newGroupCommitter(writer), notes: notes}, nil
 }
 
 // openSQLitePool opens a pool of SQLite connections that keep their
-// compiled statements (see stmtcache.go).
-func openSQLitePool(dsn string) (*sql.DB, error) {
+// compiled statements (see stmtcache.go) and, with notes, announce the
+// River notifications they commit (notified.go).
+func openSQLitePool(dsn string, notes *notifier) (*sql.DB, error) {
 	c, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
-	return sql.OpenDB(stmtCacheConnector{c}), nil
+	return sql.OpenDB(stmtCacheConnector{Connector: c, notes: notes}), nil
 }
 
 // sqliteDSN builds a "file:" URI, which SQLite decodes, so the path is

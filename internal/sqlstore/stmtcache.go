@@ -34,6 +34,7 @@ const stmtCacheMaxQuery = 8 << 10
 // statements.
 type stmtCacheConnector struct {
 	driver.Connector
+	notes *notifier // announces River notifications written; nil on readers
 }
 
 // Connect implements driver.Connector.
@@ -47,6 +48,7 @@ func (c stmtCacheConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		_ = conn.Close()
 		return nil, err
 	}
+	sc.notes = c.notes
 	return sc, nil
 }
 
@@ -72,6 +74,8 @@ type cachedStmt struct {
 		driver.StmtQueryContext
 	}
 	elem *list.Element
+	// notes is set when the statement writes a River notification.
+	notes bool
 	// busy is set while rows read from the statement are open; a second
 	// use meanwhile is prepared afresh, since rebinding would reset them.
 	busy bool
@@ -87,6 +91,13 @@ type stmtCacheConn struct {
 	sqliteConn
 	stmts map[string]*cachedStmt
 	lru   list.List // of *cachedStmt, most recently used first
+
+	// notes, on the writer, announces the River notifications written
+	// (notified.go); inTx is set while a transaction is open, wroteNote
+	// once it wrote one.
+	notes     *notifier
+	inTx      bool
+	wroteNote bool
 }
 
 func newStmtCacheConn(conn driver.Conn) (*stmtCacheConn, error) {
@@ -123,7 +134,7 @@ func (c *stmtCacheConn) stmt(ctx context.Context, query string) (*cachedStmt, er
 		_ = s.Close()
 		return nil, nil
 	}
-	cs := &cachedStmt{query: query, stmt: st}
+	cs := &cachedStmt{query: query, stmt: st, notes: writesNotification(query)}
 	cs.elem = c.lru.PushFront(cs)
 	c.stmts[query] = cs
 	for c.lru.Len() > stmtCacheSize {
@@ -144,17 +155,30 @@ func (c *stmtCacheConn) ExecContext(ctx context.Context, query string, args []dr
 	if err != nil {
 		return nil, err
 	}
+	var res driver.Result
 	if cs == nil {
-		return c.sqliteConn.ExecContext(ctx, query, args)
+		res, err = c.sqliteConn.ExecContext(ctx, query, args)
+	} else {
+		res, err = cs.stmt.ExecContext(ctx, args)
 	}
-	return cs.stmt.ExecContext(ctx, args)
+	if err == nil && c.writesNote(cs, query) {
+		c.noted()
+	}
+	return res, err
 }
 
 // QueryContext implements driver.QueryerContext.
-func (c *stmtCacheConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c *stmtCacheConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (_ driver.Rows, err error) {
 	cs, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	if c.writesNote(cs, query) {
+		defer func() {
+			if err == nil {
+				c.noted()
+			}
+		}()
 	}
 	if cs == nil {
 		return c.sqliteConn.QueryContext(ctx, query, args)

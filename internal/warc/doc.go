@@ -2,8 +2,8 @@
 // index, and reads single records back for serving.
 //
 // A Writer appends to one .warc.gz stream: a warcinfo record first, then
-// for each Capture a request record and a response record that point at
-// each other (WARC-Concurrent-To), or, when the body was archived before,
+// for each Capture a request record and a response record that names it
+// (WARC-Concurrent-To, as wget writes it), or, when the body was archived before,
 // a revisit record (identical-payload-digest profile) that holds only the
 // response's header and refers to the earlier response. Every record is
 // its own gzip member, so the Record that Write returns (offset and

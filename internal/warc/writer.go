@@ -96,8 +96,6 @@ func (r Record) Revisit() Revisit {
 // error: the stream may end in part of a record, and the file should be
 // closed and a new one started.
 type Writer struct {
-	warcinfoID string
-
 	mu   sync.Mutex
 	w    io.Writer
 	size int64
@@ -128,10 +126,13 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 		fmt.Fprintf(&block, "%s: %s\r\n", k, fields[k])
 	}
 
-	ww := &Writer{w: w, warcinfoID: newRecordID()}
+	// The file's other records do not name it (WARC-Warcinfo-ID), as
+	// Heritrix writes them: it is the file's first record, and the name
+	// would cost each page about 60 bytes of its archive.
+	ww := &Writer{w: w}
 	var member bytes.Buffer
 	err := buildMember(&member, "warcinfo", []field{
-		{"WARC-Record-ID", ww.warcinfoID},
+		{"WARC-Record-ID", newRecordID()},
 		{"WARC-Date", formatDate(time.Now())},
 		{"WARC-Filename", filename},
 		{"Content-Type", "application/warc-fields"},
@@ -146,7 +147,7 @@ func NewWriter(w io.Writer, filename string, info map[string]string) (*Writer, e
 }
 
 // Write appends c's request record (when c.Request is set) and its
-// response record, each pointing at the other with WARC-Concurrent-To.
+// response record, which names the request with WARC-Concurrent-To.
 // Every record's WARC-Target-URI (and a revisit's
 // WARC-Refers-To-Target-URI) is TargetURI of the URL given, so that it
 // is a URI whatever the page's URL held, and the Record carries it.
@@ -272,9 +273,11 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		if c.IP != "" {
 			fields = append(fields, field{"WARC-IP-Address", c.IP})
 		}
+		// The response names the request (WARC-Concurrent-To), as wget
+		// writes it: one link is enough for every reader, and the
+		// request's own would cost a tenth of its record. The payload
+		// digest (of nothing, for a GET) is one warcio checks for.
 		fields = append(fields,
-			field{"WARC-Warcinfo-ID", w.warcinfoID},
-			field{"WARC-Concurrent-To", rec.RecordID},
 			field{"Content-Type", "application/http; msgtype=request"},
 			field{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
 		)
@@ -293,7 +296,6 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 	if c.IP != "" {
 		fields = append(fields, field{"WARC-IP-Address", c.IP})
 	}
-	fields = append(fields, field{"WARC-Warcinfo-ID", w.warcinfoID})
 	if reqID != "" {
 		fields = append(fields, field{"WARC-Concurrent-To", reqID})
 	}
@@ -461,6 +463,8 @@ func newRecordID() string {
 	return "<urn:uuid:" + string(b[:]) + ">"
 }
 
-// formatDate is a WARC/1.1 date: UTC, with fractional seconds when there
-// are any.
-func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+// formatDate is a WARC/1.1 date: UTC, to the microsecond as warcio
+// writes it, trailing zeros dropped.
+func formatDate(t time.Time) string { return t.UTC().Format(warcDate) }
+
+const warcDate = "2006-01-02T15:04:05.999999Z07:00"

@@ -155,7 +155,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		require.Equal(t, rec.RecordID, h.Get("WARC-Record-ID"))
 		require.Equal(t, c.TargetURI, h.Get("WARC-Target-URI"))
 		require.Equal(t, formatDate(c.Date), h.Get("WARC-Date"))
-		require.Equal(t, infoID, h.Get("WARC-Warcinfo-ID"))
+		require.Empty(t, h.Get("WARC-Warcinfo-ID"), "the warcinfo is the file's first record")
 		require.Equal(t, "application/http; msgtype=response", h.Get("Content-Type"))
 		require.Equal(t, digestOf(got.Block), h.Get("WARC-Block-Digest"))
 		if c.IP != "" {
@@ -196,7 +196,7 @@ func TestWriteReadRoundTrip(t *testing.T) {
 			continue
 		}
 		require.Equal(t, []string{req.Header.Get("WARC-Record-ID")}, h.Values("WARC-Concurrent-To"))
-		require.Equal(t, []string{rec.RecordID}, req.Header.Values("WARC-Concurrent-To"))
+		require.Empty(t, req.Header.Values("WARC-Concurrent-To"), "the response names the request, not the other way")
 		require.Equal(t, c.Request, req.Block)
 		require.Equal(t, c.TargetURI, req.Header.Get("WARC-Target-URI"))
 		require.Equal(t, "application/http; msgtype=request", req.Header.Get("Content-Type"))
