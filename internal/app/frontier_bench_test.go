@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,7 +26,7 @@ import (
 
 // BenchmarkPageFrontier queues article pages of many hosts at once, as
 // harvest reads do (the pages of one host in one transaction, the
-// biggest host first), and times the queue of page jobs of a process on
+// biggest host first, 16 reads at a time), and times the queue of page jobs of a process on
 // its defaults (SQLite, the default poll interval and page workers)
 // until every page is fetched, at the default per-host delay of 1 s:
 //
@@ -38,7 +41,12 @@ import (
 // It reports the wall time to the last page waited for (s), pages/s, the
 // cores the process used meanwhile (the simulated web's serving included),
 // and for the mixed case small_s, when the last small host's page was
-// done. A run is waited for 3 minutes at most; one that takes longer
+// done; and where the time went: queued_s, when the last page was queued,
+// limit_s, the earliest the run could end given when each host's pages
+// were queued and the per-host delay (of_limit is limit_s / s, 1 at
+// best), last_start_s, when the last waited-for host had its first
+// page, and span_p50_s, the median time from a host's first page to its
+// last. A run is waited for 3 minutes at most; one that takes longer
 // reports the pages/s of what was done by then.
 //
 //	go test -run '^$' -bench PageFrontier -benchtime 1x -timeout 30m ./internal/app/
@@ -58,8 +66,13 @@ func BenchmarkPageFrontier(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				elapsed, waited, cpu := frontierRun(b, c.hosts, c.delay, c.wait)
+				elapsed, waited, cpu, tl := frontierRun(b, c.hosts, c.delay, c.wait)
 				b.ReportMetric(elapsed.Seconds(), "s")
+				b.ReportMetric(tl.queued.Seconds(), "queued_s")
+				b.ReportMetric(tl.limit.Seconds(), "limit_s")
+				b.ReportMetric(tl.limit.Seconds()/elapsed.Seconds(), "of_limit")
+				b.ReportMetric(tl.lastStart.Seconds(), "last_start_s")
+				b.ReportMetric(tl.spanP50.Seconds(), "span_p50_s")
 				b.ReportMetric(cpu.Seconds()/elapsed.Seconds(), "cores")
 				b.ReportMetric(float64(waited)/elapsed.Seconds(), "pages/s")
 				if c.wait > 0 {
@@ -70,6 +83,10 @@ func BenchmarkPageFrontier(b *testing.B) {
 		})
 	}
 }
+
+// frontierReaders is how many harvest reads queue pages at once in the
+// benchmark, as the harvest's seed-check workers (50 by default) do.
+const frontierReaders = 16
 
 // frontierCap is the longest a run is waited for; one that takes longer
 // reports the pages done by then.
@@ -83,16 +100,29 @@ func repeat(n, v int) []int {
 	return out
 }
 
+// timeline is where a run's time went: when the last page was queued;
+// limit, the earliest the waited-for pages could all be done given when
+// each host's were queued and the per-host delay (robots.txt first, then
+// each page a delay after the one before); when the last waited-for host
+// had its first page fetched; and the median time from a host's first
+// page to its last.
+type timeline struct{ queued, limit, lastStart, spanP50 time.Duration }
+
 // frontierRun queues the pages and waits until those of hosts[wait:] are
-// done; it returns how long that took and how many pages those were.
-func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time.Duration, int, time.Duration) {
+// done; it returns how long that took, how many pages those were, the
+// CPU the process used and the run's timeline.
+func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time.Duration, int, time.Duration, timeline) {
 	fr := newFrontier(b, hosts, delay, withJobs(func(c *jobs.Config) { c.PollInterval, c.FetchCooldown = 0, 0 }))
 	waited := 0
 	for _, n := range hosts[wait:] {
 		waited += n
 	}
 	start, cpu0 := time.Now(), processCPU()
-	fr.queue(b)
+	queuedAt := fr.queue(b, frontierReaders)
+	tl := timeline{queued: time.Since(start)}
+	for k, at := range queuedAt[wait:] {
+		tl.limit = max(tl.limit, at.Sub(start)+time.Duration(hosts[wait+k])*max(delay, 0))
+	}
 
 	// Done when no page of the waited-for hosts is queued any more.
 	ctx := context.Background()
@@ -119,7 +149,33 @@ func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time
 	stop, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	_ = fr.s.queue.Stop(stop)
-	return elapsed, waited, cpu
+
+	waitedFor := map[string]bool{}
+	for _, id := range fr.seedIDs[wait:] {
+		waitedFor[id] = true
+	}
+	rows, err := fr.db.Reader().QueryContext(ctx, `SELECT seed_id, min(fetched_at), max(fetched_at) FROM pages WHERE fetched_at IS NOT NULL GROUP BY seed_id`)
+	require.NoError(b, err)
+	var spans []time.Duration
+	for rows.Next() {
+		var seed, first, last string
+		require.NoError(b, rows.Scan(&seed, &first, &last))
+		if !waitedFor[seed] {
+			continue
+		}
+		f, err := time.Parse(time.RFC3339Nano, first)
+		require.NoError(b, err)
+		l, err := time.Parse(time.RFC3339Nano, last)
+		require.NoError(b, err)
+		tl.lastStart = max(tl.lastStart, f.Sub(start))
+		spans = append(spans, l.Sub(f))
+	}
+	require.NoError(b, rows.Err())
+	slices.Sort(spans)
+	if len(spans) > 0 {
+		tl.spanP50 = spans[len(spans)/2]
+	}
+	return elapsed, waited, cpu, tl
 }
 
 // processCPU is the process's user and system CPU time.
@@ -172,28 +228,51 @@ func newFrontier(tb testing.TB, hosts []int, delay time.Duration, opts ...stackO
 }
 
 // queue records one read's worth of items of each seed in hosts' order,
-// their pages queued in the read's transaction, as a harvest read does.
-func (fr *frontier) queue(tb testing.TB) {
+// their pages queued in the read's transaction, as a harvest read does,
+// readers at once as the harvest's seed-check workers read; it returns
+// when each host's read committed.
+func (fr *frontier) queue(tb testing.TB, readers int) []time.Time {
+	committed := make([]time.Time, len(fr.pubs))
 	ctx := context.Background()
 	at := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
-	for k, p := range fr.pubs {
-		items := make([]seedengine.Item, fr.hosts[k])
-		for i := range items {
-			u := p.ArticleURL(i)
-			items[i] = seedengine.Item{URL: u, NormalizedURL: u, SeedID: fr.seedIDs[k], DomainID: "media:sg:" + p.Host,
-				Country: "sg", Category: "news", Source: seedengine.ItemSource{EntryURL: "https://" + p.Host + "/feed", FetchType: seedengine.FetchRSS},
-				FirstSeenAt: at}
-		}
-		c := seedengine.SeedCheck{SeedID: fr.seedIDs[k], CheckedAt: at, EntryURL: "https://" + p.Host + "/feed", Outcome: seedengine.CheckOK, Status: 200, Items: len(items)}
-		_, _, err := fr.s.seeds.RecordSeedCheck(ctx, &c, items, false,
-			func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
-				return seedengine.SeedHealth{State: seedengine.HealthHealthy}, at.Add(time.Hour)
-			},
-			func(ctx context.Context, tx *sql.Tx, ch seedengine.SeedHealthChange) error {
-				return fr.s.queue.QueuePageFetchesTx(ctx, tx, ch.Pages)
-			})
-		require.NoError(tb, err)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, readers)
+	for range readers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(fr.pubs) {
+					return
+				}
+				p := fr.pubs[k]
+				items := make([]seedengine.Item, fr.hosts[k])
+				for i := range items {
+					u := p.ArticleURL(i)
+					items[i] = seedengine.Item{URL: u, NormalizedURL: u, SeedID: fr.seedIDs[k], DomainID: "media:sg:" + p.Host,
+						Country: "sg", Category: "news", Source: seedengine.ItemSource{EntryURL: "https://" + p.Host + "/feed", FetchType: seedengine.FetchRSS},
+						FirstSeenAt: at}
+				}
+				c := seedengine.SeedCheck{SeedID: fr.seedIDs[k], CheckedAt: at, EntryURL: "https://" + p.Host + "/feed", Outcome: seedengine.CheckOK, Status: 200, Items: len(items)}
+				_, _, err := fr.s.seeds.RecordSeedCheck(ctx, &c, items, false,
+					func(*seedengine.SeedCheck, seedengine.ArrivalHistory) (seedengine.SeedHealth, time.Time) {
+						return seedengine.SeedHealth{State: seedengine.HealthHealthy}, at.Add(time.Hour)
+					},
+					func(ctx context.Context, tx *sql.Tx, ch seedengine.SeedHealthChange) error {
+						return fr.s.queue.QueuePageFetchesTx(ctx, tx, ch.Pages)
+					})
+				if err != nil {
+					errs <- err
+					return
+				}
+				committed[k] = time.Now()
+			}
+		})
 	}
+	wg.Wait()
+	close(errs)
+	require.NoError(tb, <-errs)
+	return committed
 }
 
 // queuedOf is the query counting the queued pages of the hosts from

@@ -45,7 +45,7 @@ func TestPageFrontier(t *testing.T) {
 			articles[r.Host] = append(articles[r.Host], time.Now())
 		}
 	})
-	fr.queue(t)
+	fr.queue(t, 1)
 
 	ctx := context.Background()
 	q, args := fr.queuedOf(0)

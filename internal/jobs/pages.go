@@ -60,6 +60,12 @@ func (q *Queue) QueuePageFetchesTx(ctx context.Context, tx *sql.Tx, itemIDs []in
 	if _, err := q.client.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("queue page fetches: %w", err)
 	}
+	// River sends no wake for an insert within FetchCooldown of the
+	// queue's last one (its insert notify limiter): when harvest reads
+	// commit in quick succession, the later ones' pages would wait for
+	// something else to wake the queue. A wake a slot later (after the
+	// commit, most likely) finds them.
+	q.pageWake.wakeAt(time.Now().Add(pageWakeSlot))
 	return nil
 }
 
@@ -125,6 +131,7 @@ func (w *pageFetchWorker) Work(ctx context.Context, job *river.Job[PageFetchArgs
 	// without spending a try (pages.DeferError).
 	var later interface{ SnoozeFor() time.Duration }
 	if errors.As(err, &later) {
+		w.q.pageWake.wakeAt(time.Now().Add(later.SnoozeFor()))
 		return river.JobSnooze(later.SnoozeFor())
 	}
 	return err

@@ -316,6 +316,10 @@ type Queue struct {
 	sweepDone chan struct{}
 
 	rescue *rescuer // jobs left running by nobody (rescue.go)
+
+	// pageWake wakes the page queue when deferred pages come due
+	// (pagewake.go).
+	pageWake *pageWaker
 }
 
 // wokenPollInterval is the poll interval of a queue that inserts wake;
@@ -437,6 +441,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	if err != nil {
 		return nil, fmt.Errorf("new river client: %w", err)
 	}
+	q.pageWake = newPageWaker(q.client.Driver().GetExecutor(), QueuePages)
 	return q, nil
 }
 
@@ -491,6 +496,7 @@ func (q *Queue) Start(ctx context.Context) error {
 	q.state.Store(stateRunning)
 	q.startSweeper()
 	q.rescue.start()
+	q.pageWake.start()
 	q.log.InfoContext(ctx, "job queue started", "event", "queue_started", "engine", q.engine,
 		"workers", q.cfg.Workers, "max_attempts", q.cfg.MaxAttempts, "job_timeout", q.cfg.JobTimeout.String())
 	return nil
@@ -513,6 +519,7 @@ func (q *Queue) Stop(ctx context.Context) error {
 		return nil
 	}
 	q.stopSweeper()
+	q.pageWake.stop()
 
 	err := q.client.Stop(ctx)
 	if err != nil && ctx.Err() != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +132,57 @@ func BenchmarkWakeOnInsert(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
 			b.ReportMetric(float64(lat[(len(lat)*99)/100].Microseconds())/1000, "p99_ms")
 		})
+	}
+}
+
+// deferOnce is a page fetcher that sends its first page away for wait
+// (as the frontier does when the host's turn is far off) and reports
+// when each fetch ran.
+type deferOnce struct {
+	wait time.Duration
+	ran  chan time.Time
+	n    atomic.Int32
+}
+
+type laterError struct{ wait time.Duration }
+
+func (e laterError) Error() string            { return "later" }
+func (e laterError) SnoozeFor() time.Duration { return e.wait }
+
+func (f *deferOnce) FetchPage(context.Context, int64) error {
+	f.ran <- time.Now()
+	if f.n.Add(1) == 1 {
+		return laterError{f.wait}
+	}
+	return nil
+}
+
+// A page sent away comes back when its wait is over, not at the queue's
+// next poll (2 s for pages, automatic): the queue wakes its producers
+// when deferred pages come due.
+func TestDeferredPageComesBackOnTime(t *testing.T) {
+	t.Parallel()
+	db := sqlstoretest.OpenSQLite(t)
+	q, err := jobs.New(db.Writer(), string(db.Engine()), sqlstore.NewBatchService(db),
+		jobs.Config{Logger: slog.New(slog.DiscardHandler), Notified: db.Notified(), ReadDB: db.Reader(), PageWorkers: 4},
+		kinds(nil)...)
+	require.NoError(t, err)
+	f := &deferOnce{wait: 300 * time.Millisecond, ran: make(chan time.Time, 2)}
+	q.RegisterPages(f)
+	ctx := context.Background()
+	require.NoError(t, q.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, q.Stop(ctx)) })
+	tx, err := db.Writer().BeginTx(ctx, nil)
+	require.NoError(t, err)
+	require.NoError(t, q.QueuePageFetchesTx(ctx, tx, []int64{1}))
+	require.NoError(t, tx.Commit())
+
+	first := <-f.ran
+	select {
+	case second := <-f.ran:
+		require.GreaterOrEqual(t, second.Sub(first), f.wait, "not before its wait is over")
+		require.Less(t, second.Sub(first), f.wait+time.Second, "back when due, not at the 2 s poll")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the deferred page never came back")
 	}
 }

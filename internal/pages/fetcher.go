@@ -70,7 +70,10 @@ type Config struct {
 	// Horizon is how far off a page's turn at its host may be for its
 	// job to wait for it; a job whose turn is further off is put back in
 	// the queue until then (DeferError), leaving its worker to other
-	// hosts' pages. Default 10 s.
+	// hosts' pages. Default 2 s: at the default per-host delay of 1 s a
+	// host's next page waits in a worker, the ones after it in the queue
+	// (whose producers are woken when they come due, internal/jobs), so
+	// the workers go to as many hosts as there are.
 	Horizon time.Duration
 	// Leases is how many page jobs this process runs at once (the
 	// queue's page workers). While half of them or more hold a place in
@@ -101,7 +104,7 @@ func (c Config) withDefaults() Config {
 		c.MaxCrawlDelay = 10 * time.Second
 	}
 	if c.Horizon <= 0 {
-		c.Horizon = 10 * time.Second
+		c.Horizon = 2 * time.Second
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -156,8 +159,9 @@ type Fetcher struct {
 	away    map[int64]struct{}
 }
 
-// ContendedHorizon is the horizon while half the leases hold a place.
-const ContendedHorizon = 2 * time.Second
+// ContendedHorizon is the horizon while half the leases hold a place:
+// only a turn that is all but due is waited for.
+const ContendedHorizon = 500 * time.Millisecond
 
 // maxAway bounds the pages remembered as sent away.
 const maxAway = 1 << 20

@@ -161,7 +161,7 @@ func (s *PageService) MarkPageFetched(ctx context.Context, p *seedengine.Page) (
 			return false, fmt.Errorf("mark page %d fetched: %w", p.ItemID, err)
 		}
 	}
-	res, err := s.db.writer.ExecContext(ctx, `UPDATE pages SET state = $2, status = $3, mime = $4, spool = $5, record_offset = $6,
+	res, err := s.db.execJob(ctx, `UPDATE pages SET state = $2, status = $3, mime = $4, spool = $5, record_offset = $6,
 		record_length = $7, payload_digest = $8, revisit = $9, fetched_at = $10, reason = '', final_url = $11, hops_json = $12
 		WHERE item_id = $1 AND state = 'queued'`,
 		p.ItemID, string(seedengine.PageFetched), p.Status, p.MIME, p.Spool, p.SpoolOffset, p.SpoolLength, p.PayloadDigest, s.boolArg(p.Revisit),
@@ -178,7 +178,7 @@ func (s *PageService) MarkPageDone(ctx context.Context, itemID int64, state seed
 	if state != seedengine.PageSkipped && state != seedengine.PageFailed {
 		return fmt.Errorf("mark page %d: %s is not an end without a file", itemID, state)
 	}
-	_, err := s.db.writer.ExecContext(ctx, `UPDATE pages SET state = $2, status = $3, reason = $4, fetched_at = $5
+	_, err := s.db.execJob(ctx, `UPDATE pages SET state = $2, status = $3, reason = $4, fetched_at = $5
 		WHERE item_id = $1 AND state = 'queued'`, itemID, string(state), status, seedengine.Truncate(reason, 200), s.db.timeArg(at))
 	if err != nil {
 		return fmt.Errorf("mark page %d %s: %w", itemID, state, err)

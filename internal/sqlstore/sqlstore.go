@@ -349,6 +349,22 @@ func (db *DB) inJobTx(ctx context.Context, fn func(ctx context.Context, tx *sql.
 	return db.inTx(ctx, func(tx *sql.Tx) error { return fn(ctx, tx) })
 }
 
+// execJob runs one of the small writes every job makes: on SQLite in a
+// transaction that may be shared with other such writes (one fsync for
+// them all, groupCommitter), on PostgreSQL as it is.
+func (db *DB) execJob(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if db.group == nil {
+		return db.writer.ExecContext(ctx, query, args...)
+	}
+	var res sql.Result
+	err := db.group.inTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		res, err = tx.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
 // forUpdate is the row-lock clause for a read that a write in the same
 // transaction depends on. SQLite has no row locks and needs none: its
 // transactions take the database write lock at BEGIN.
