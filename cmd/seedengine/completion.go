@@ -69,7 +69,7 @@ func runCompletion(args []string, stdout, stderr io.Writer) error {
 // commandNames are the commands completed first; subcommandNames what
 // follows one that has subcommands.
 var (
-	commandNames    = []string{"apikey", "completion", "help", "migrate", "serve", "upload", "version", "worker"}
+	commandNames    = []string{"apikey", "completion", "extract", "help", "migrate", "serve", "upload", "version", "worker"}
 	subcommandNames = map[string][]string{
 		"apikey":     {"create", "list", "revoke"},
 		"completion": {"bash", "fish", "zsh"},

@@ -25,7 +25,7 @@ func complete(t *testing.T, words ...string) []string {
 // a few.
 func TestCompletionCandidates(t *testing.T) {
 	t.Parallel()
-	require.Equal(t, []string{"apikey", "completion", "help", "migrate", "serve", "upload", "version", "worker"}, complete(t, ""))
+	require.Equal(t, []string{"apikey", "completion", "extract", "help", "migrate", "serve", "upload", "version", "worker"}, complete(t, ""))
 	require.Equal(t, []string{"serve"}, complete(t, "se"))
 	require.Equal(t, []string{"create", "list", "revoke"}, complete(t, "apikey", ""))
 	require.Equal(t, []string{"bash", "fish", "zsh"}, complete(t, "completion", ""))

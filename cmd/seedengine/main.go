@@ -1,6 +1,7 @@
 // Command seedengine runs the seedengine service: the HTTP API and the job
 // workers (serve), workers alone (worker), database migrations (migrate),
-// API key management (apikey) and uploads of raw dataset trees (upload).
+// API key management (apikey), uploads of raw dataset trees (upload) and
+// the article of one page (extract).
 package main
 
 import (
@@ -25,6 +26,7 @@ Commands:
   migrate   apply database migrations and exit
   apikey    create, list or revoke API keys
   upload    upload a local tree of raw dataset files to the object store
+  extract   print the article of one HTML page as JSON
   version   print the version
   completion  print a shell completion script (bash, zsh or fish)
 
@@ -75,6 +77,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAPIKey(ctx, rest, getenv, stdout, stderr)
 	case "upload":
 		return runUpload(ctx, rest, getenv, stdout, stderr)
+	case "extract":
+		return runExtract(ctx, rest, getenv, stdout, stderr)
 	case "version":
 		return runVersion(rest, getenv, stdout)
 	case "completion":
