@@ -253,7 +253,7 @@ func dropLeadingTitle(body, title string) string {
 
 // isTeaser reports whether a structured body is not to be taken over the
 // generic one: a teaser (shorter, and its words all found in it in
-// order), or not clearly longer (by a fifth) than what the page shows,
+// order), or not clearly longer (by half) than what the page shows,
 // which the generic extractor reads with the page's own paragraph breaks.
 // The same text either way is the structured one: the page states it.
 func isTeaser(structured, generic string) bool {
@@ -267,7 +267,7 @@ func isTeaser(structured, generic string) bool {
 	case len(sq) < len(gq) && strings.Contains(gq, sq):
 		return true
 	}
-	return len(structured) < len(generic)*6/5
+	return len(structured) < len(generic)*3/2
 }
 
 // squash lowercases s and keeps its letters and digits only, for comparing
