@@ -8,13 +8,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/jobs"
 	"github.com/seedengine/seedengine/internal/pages"
@@ -117,7 +117,7 @@ func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time
 	for _, n := range hosts[wait:] {
 		waited += n
 	}
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), benchmem.CPUTime()
 	queuedAt := fr.queue(b, frontierReaders)
 	tl := timeline{queued: time.Since(start)}
 	for k, at := range queuedAt[wait:] {
@@ -141,7 +141,7 @@ func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	elapsed, cpu := time.Since(start), processCPU()-cpu0
+	elapsed, cpu := time.Since(start), benchmem.CPUTime()-cpu0
 	var failed int
 	require.NoError(b, fr.db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM pages WHERE state = 'failed'`).Scan(&failed))
 	require.Zero(b, failed, "no page failed")
@@ -176,13 +176,6 @@ func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time
 		tl.spanP50 = spans[len(spans)/2]
 	}
 	return elapsed, waited, cpu, tl
-}
-
-// processCPU is the process's user and system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // frontier is a stack with page fetching on SQLite over a simulated web

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -68,13 +67,6 @@ func (m *memStore) StoreWARCFile(context.Context, seedengine.WARCFile, string, [
 }
 
 func (m *memStore) SpoolExtent(context.Context, string) (int, int64, error) { return 0, 0, nil }
-
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // sqlPages queues n pages in SQLite as harvest reads do: one read of
 // each of the publishers' seeds (harvest.pages on) records its share of
@@ -168,7 +160,7 @@ func BenchmarkPages(b *testing.B) {
 			runtime.GC()
 			peak := benchmem.SampleHeap()
 			b.ResetTimer()
-			cpu0, start := cpuTime(), time.Now()
+			cpu0, start := benchmem.CPUTime(), time.Now()
 			for range 64 {
 				wg.Go(func() {
 					for id := range ids {
@@ -194,7 +186,7 @@ func BenchmarkPages(b *testing.B) {
 			if mode != "fetch_only" {
 				require.NoError(b, f.Close(ctx))
 			}
-			elapsed, cpu := time.Since(start), cpuTime()-cpu0
+			elapsed, cpu := time.Since(start), benchmem.CPUTime()-cpu0
 			b.StopTimer()
 			b.ReportMetric(float64(peak())/(1<<20), "peak_heap_MiB")
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/pages"
 	"github.com/seedengine/seedengine/internal/simweb"
@@ -81,10 +82,10 @@ func BenchmarkAgainstWget(b *testing.B) {
 		require.NoError(b, os.WriteFile(list, []byte(strings.Join(urls, "\n")+"\n"), 0o644))
 		cmd := exec.Command(wget, "-q", "--warc-file="+filepath.Join(work, "wget"), "--delete-after", "-U", client.UserAgent(), "-P", filepath.Join(work, "files"),
 			"-e", "use_proxy=yes", "-e", "http_proxy=http://"+web.HTTPAddr(), "-i", list)
-		cpu0, start := cpuTime(), time.Now()
+		cpu0, start := benchmem.CPUTime(), time.Now()
 		out, err := cmd.CombinedOutput()
 		require.NoError(b, err, "%s", out)
-		wgetWall, served := time.Since(start), cpuTime()-cpu0
+		wgetWall, served := time.Since(start), benchmem.CPUTime()-cpu0
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		wgetCPU := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		st, err := os.Stat(filepath.Join(work, "wget.warc.gz"))
@@ -106,12 +107,12 @@ func BenchmarkAgainstWget(b *testing.B) {
 		f, err := pages.New(pages.Config{Dir: b.TempDir(), Process: "bench"}, mem, blobs, client)
 		require.NoError(b, err)
 		ctx := context.Background()
-		cpu0, start = cpuTime(), time.Now()
+		cpu0, start = benchmem.CPUTime(), time.Now()
 		for id := range slices.Values(slices.Sorted(maps.Keys(mem.pages))) {
 			require.NoError(b, f.FetchPage(ctx, id))
 		}
 		require.NoError(b, f.Close(ctx))
-		ourWall, ourCPU := time.Since(start), cpuTime()-cpu0
+		ourWall, ourCPU := time.Since(start), benchmem.CPUTime()-cpu0
 		var ourBytes int64
 		require.NoError(b, blobs.List(ctx, "warc/", func(o blobstore.Object) error {
 			if strings.HasSuffix(o.Key, ".warc.gz") {

@@ -7,13 +7,13 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/benchmem"
 	"github.com/seedengine/seedengine/internal/fetch"
 	"github.com/seedengine/seedengine/internal/seedcheck"
 	"github.com/seedengine/seedengine/internal/simweb"
@@ -31,12 +31,6 @@ type requestCounter struct {
 func (c *requestCounter) Do(ctx context.Context, r fetch.Request) (*fetch.Response, error) {
 	c.n.Add(1)
 	return c.Client.Do(ctx, r)
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkCheck10kSeeds checks 10,000 active RSS seeds on the simulated
@@ -77,7 +71,7 @@ func BenchmarkCheck10kSeeds(b *testing.B) {
 	pass := func(name string) {
 		b.Helper()
 		counter.n.Store(0)
-		cpu0, start := cpuTime(), time.Now()
+		cpu0, start := benchmem.CPUTime(), time.Now()
 		work := make(chan string)
 		var wg sync.WaitGroup
 		var failed, notModified atomic.Int64
@@ -99,7 +93,7 @@ func BenchmarkCheck10kSeeds(b *testing.B) {
 		}
 		close(work)
 		wg.Wait()
-		wall, cpu := time.Since(start), cpuTime()-cpu0
+		wall, cpu := time.Since(start), benchmem.CPUTime()-cpu0
 		require.Zero(b, failed.Load(), "%s: checks that failed", name)
 		b.ReportMetric(wall.Seconds(), name+"-s")
 		b.ReportMetric(float64(n)/wall.Seconds(), name+"-checks/s")
