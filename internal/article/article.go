@@ -148,11 +148,12 @@ func fromDocument(doc *html.Node, base *url.URL) *Article {
 	}
 	s := readStructured(doc, base)
 
-	// The generic extractor works on a copy: it rewrites the tree.
+	// The generic extractor rewrites the tree: it runs once the page's
+	// own statements are read.
 	opts := trafilatura.Options{EnableFallback: true, ExcludeComments: true, ExcludeTables: false,
 		OriginalURL: base}
 	var generic *trafilatura.ExtractResult
-	if res, err := trafilatura.ExtractDocument(cloneNode(doc), opts); err == nil {
+	if res, err := trafilatura.ExtractDocument(doc, opts); err == nil {
 		generic = res
 	}
 	genericText := ""
@@ -318,15 +319,6 @@ func countWords(s string) int {
 		}
 	}
 	return n
-}
-
-// cloneNode deep-copies an HTML tree.
-func cloneNode(n *html.Node) *html.Node {
-	c := &html.Node{Type: n.Type, DataAtom: n.DataAtom, Data: n.Data, Namespace: n.Namespace, Attr: append([]html.Attribute(nil), n.Attr...)}
-	for k := n.FirstChild; k != nil; k = k.NextSibling {
-		c.AppendChild(cloneNode(k))
-	}
-	return c
 }
 
 // resolve makes ref absolute against base; it returns ref unchanged when

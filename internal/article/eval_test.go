@@ -99,6 +99,18 @@ func evalSet(tb testing.TB) (dir string, entries []evalEntry) {
 	return filepath.Join(root, "test-files"), entries
 }
 
+// evalPages is the evaluation set with each entry's page read.
+func evalPages(tb testing.TB) ([]evalEntry, [][]byte) {
+	dir, entries := evalSet(tb)
+	pages := make([][]byte, len(entries))
+	for i, e := range entries {
+		var err error
+		pages[i], err = readEvalPage(dir, e.file)
+		require.NoError(tb, err)
+	}
+	return entries, pages
+}
+
 // readEvalPage reads an entry's page: in test-files/comparison, or for
 // the older entries test-files/mock.
 func readEvalPage(dir, file string) ([]byte, error) {
@@ -176,13 +188,7 @@ func (s *score) report(b *testing.B, prefix string) {
 //
 //	go test -run '^$' -bench Evaluation -benchtime 1x ./internal/article/
 func BenchmarkEvaluation(b *testing.B) {
-	dir, entries := evalSet(b)
-	pages := make([][]byte, len(entries))
-	for i, e := range entries {
-		var err error
-		pages[i], err = readEvalPage(dir, e.file)
-		require.NoError(b, err)
-	}
+	entries, pages := evalPages(b)
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	for b.Loop() {
@@ -238,13 +244,7 @@ func urlOf(s string) (*url.URL, error) { return url.Parse(s) }
 //
 //	go test -run '^$' -bench MemoryFlat -benchtime 1x ./internal/article/
 func BenchmarkMemoryFlat(b *testing.B) {
-	dir, entries := evalSet(b)
-	pages := make([][]byte, len(entries))
-	for i, e := range entries {
-		var err error
-		pages[i], err = readEvalPage(dir, e.file)
-		require.NoError(b, err)
-	}
+	entries, pages := evalPages(b)
 	prev := runtime.GOMAXPROCS(1)
 	defer runtime.GOMAXPROCS(prev)
 	const n = 10_000
