@@ -44,6 +44,10 @@ type MetadataTotals struct {
 	// and WARCRecords their response and revisit records.
 	WARCFiles   int `json:"warc_files"`
 	WARCRecords int `json:"warc_records"`
+	// Articles counts the stored pages that are articles (issue 35);
+	// ArticleFiles their JSON Lines files.
+	Articles     int `json:"articles"`
+	ArticleFiles int `json:"article_files"`
 }
 
 // PartitionCounts are the counts of one partition: its raw chunks, their
@@ -57,6 +61,10 @@ type PartitionCounts struct {
 	ItemFiles   int `json:"item_files,omitempty"`
 	WARCFiles   int `json:"warc_files,omitempty"`
 	WARCRecords int `json:"warc_records,omitempty"`
+	// Articles counts the partition's pages that are articles;
+	// ArticleFiles its article files (JSON Lines).
+	Articles     int `json:"articles,omitempty"`
+	ArticleFiles int `json:"article_files,omitempty"`
 }
 
 // MetadataSync is one sync that reached the remote.

@@ -70,6 +70,7 @@ type Config struct {
 	HarvestDedupeWindow  time.Duration
 	ItemFlushInterval    time.Duration
 	PageWorkers          int
+	ArticleWorkers       int
 	WARCMaxBytes         int64
 	WARCMaxAge           time.Duration
 	ItemFileAge          time.Duration
@@ -231,6 +232,9 @@ var settings = []setting{
 	}},
 	{name: "page-workers", usage: "page jobs (seeds with harvest.pages) in hand at once in this process, each waiting for its host's turn or fetching; 0: this process fetches no pages", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.IntVar(&c.PageWorkers, n, jobs.DefaultPageWorkers, u)
+	}},
+	{name: "article-workers", usage: "article extractions (each stored page read as an article) run at once in this process; 0: this process extracts none", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
+		fs.IntVar(&c.ArticleWorkers, n, jobs.DefaultArticleWorkers, u)
 	}},
 	{name: "warc-max-bytes", usage: "a WARC file of fetched pages is stored once it is this big (bytes)", group: groupQueue, define: func(fs *flag.FlagSet, c *Config, n, u string) {
 		fs.Int64Var(&c.WARCMaxBytes, n, 1<<30, u)
@@ -558,6 +562,9 @@ func (c *Config) finish(groups settingGroup) error {
 		}
 		if c.PageWorkers < 0 || c.PageWorkers > 10000 {
 			return fmt.Errorf("--page-workers: %d must be from 0 (none) to 10000", c.PageWorkers)
+		}
+		if c.ArticleWorkers < 0 || c.ArticleWorkers > 64 {
+			return fmt.Errorf("--article-workers: %d must be from 0 (none) to 64", c.ArticleWorkers)
 		}
 		if c.WARCMaxBytes < 1<<20 || c.WARCMaxBytes > 16<<30 {
 			return fmt.Errorf("--warc-max-bytes: %d must be from 1 MiB to 16 GiB", c.WARCMaxBytes)

@@ -125,6 +125,7 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 			LivenessWorkers:      c.LivenessWorkers,
 			SeedCheckWorkers:     c.SeedCheckWorkers,
 			PageWorkers:          pageWorkers(c),
+			ArticleWorkers:       noneIsMinusOne(c.ArticleWorkers),
 			PollInterval:         c.QueuePollInterval,
 			MaxAttempts:          c.MaxAttempts,
 			JobTimeout:           c.JobTimeout,
@@ -144,13 +145,14 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 		Items: harvest.FlushConfig{
 			Age: c.ItemFileAge, MaxItems: c.ItemFileMaxItems, Window: c.HarvestDedupeWindow,
 		},
-		ItemFlushInterval: c.ItemFlushInterval,
-		PageSweepInterval: 10 * time.Minute,
-		Retention:         c.Retention,
-		RetentionInterval: time.Hour,
-		MetadataDebounce:  c.MetadataSyncDebounce,
-		MetadataInterval:  c.MetadataSyncInterval,
-		Version:           version(),
+		ItemFlushInterval:    c.ItemFlushInterval,
+		PageSweepInterval:    10 * time.Minute,
+		ArticleSweepInterval: 10 * time.Minute,
+		Retention:            c.Retention,
+		RetentionInterval:    time.Hour,
+		MetadataDebounce:     c.MetadataSyncDebounce,
+		MetadataInterval:     c.MetadataSyncInterval,
+		Version:              version(),
 	}
 	// Saves of up to --max-dataset-bytes are staged on disk while they are
 	// validated; under the data directory, not in a /tmp that may be RAM.
@@ -198,11 +200,15 @@ func openApp(ctx context.Context, c *Config, log *slog.Logger, fc *fetch.Client)
 
 // pageWorkers is the queue's page workers: none (-1) when this process
 // fetches no pages.
-func pageWorkers(c *Config) int {
-	if c.PageWorkers == 0 {
+func pageWorkers(c *Config) int { return noneIsMinusOne(c.PageWorkers) }
+
+// noneIsMinusOne turns a flag's 0 (none) into the queue's -1 (its 0 is
+// the default).
+func noneIsMinusOne(n int) int {
+	if n == 0 {
 		return -1
 	}
-	return c.PageWorkers
+	return n
 }
 
 // newClassifier builds the URL classifier: the embedded authority rules,

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/article"
 	"github.com/seedengine/seedengine/internal/blobstore"
 	"github.com/seedengine/seedengine/internal/contract"
 	"github.com/seedengine/seedengine/internal/dataset"
@@ -24,6 +25,7 @@ import (
 	"github.com/seedengine/seedengine/internal/harvest"
 	"github.com/seedengine/seedengine/internal/httpapi"
 	"github.com/seedengine/seedengine/internal/jobs"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/liveness"
 	"github.com/seedengine/seedengine/internal/metasync"
 	"github.com/seedengine/seedengine/internal/orchestrate"
@@ -80,6 +82,9 @@ type Config struct {
 	// PageSweepInterval is how often pages lost with their spool are
 	// queued again (0: never).
 	PageSweepInterval time.Duration
+	// ArticleSweepInterval is how often stored pages with no article and
+	// no extraction job are queued for one (0: never).
+	ArticleSweepInterval time.Duration
 
 	// Items configures the item files the harvest writes; they are
 	// written every ItemFlushInterval (0: not scheduled).
@@ -119,8 +124,14 @@ type App struct {
 	// Roll every so often, Close at the end).
 	Pages       *sqlstore.PageService
 	PageFetcher *pages.Fetcher
-	Metadata    *metasync.Service
-	Queue       *jobs.Queue
+	// Articles are the stored pages' articles; ArticleFiles writes their
+	// JSON Lines files and ArticleParquet their Parquet files (both run
+	// with the item files' flush).
+	Articles       *sqlstore.ArticleService
+	ArticleFiles   *harvest.Flusher
+	ArticleParquet *article.Compactor
+	Metadata       *metasync.Service
+	Queue          *jobs.Queue
 
 	classifier *discover.Classifier
 	log        *slog.Logger
@@ -238,10 +249,24 @@ func New(cfg Config) (*App, error) {
 	if ic.Logger == nil {
 		ic.Logger = log
 	}
-	a.ItemFiles = harvest.NewFlusher(a.Items, blobs, ic)
-	q.RegisterItemFlush(a.ItemFiles, cfg.ItemFlushInterval)
+	if ic.Forget == nil {
+		ic.Forget = a.Items.DeleteSeenBefore
+	}
+	a.ItemFiles = harvest.NewFlusher(a.Items.Files(), blobs, ic)
 
 	a.Pages = sqlstore.NewPageService(db)
+	// Every page stored gets its article: the extraction is queued in the
+	// transaction that stores the page's file.
+	a.Pages.OnStored(q.QueueArticleExtractsTx)
+	a.Articles = sqlstore.NewArticleService(db)
+	q.RegisterArticles(article.NewExtractor(a.Pages, a.Articles, blobs, log))
+	q.RegisterArticleSweep(func(ctx context.Context) (int, error) {
+		return a.Articles.QueueMissing(ctx, 100_000, q.QueueArticleExtractsTx)
+	}, cfg.ArticleSweepInterval)
+	a.ArticleFiles = harvest.NewFlusher(a.Articles.Files(), blobs, harvest.FlushConfig{
+		Age: ic.Age, MaxItems: articlesPerFile, Key: layout.ArticleFileKey, What: "article", Logger: ic.Logger, Now: ic.Now})
+	a.ArticleParquet = article.NewCompactor(a.Articles, blobs, log)
+	q.RegisterItemFlush(flushAll{a.ItemFiles, a.ArticleFiles, a.ArticleParquet}, cfg.ItemFlushInterval)
 	// Pages fetched more than six file ages ago (an hour at least) are in
 	// a spool that will never be stored: its machine is gone (a live
 	// process stores its files within their age). They are fetched again.
@@ -291,6 +316,35 @@ func New(cfg Config) (*App, error) {
 	}
 	return a, nil
 }
+
+// articlesPerFile is the most articles an article file holds: with their
+// text about 5 KB each, a file of 25 MB at most.
+const articlesPerFile = 5000
+
+// flushAll is the periodic flush: the item files, then the article files,
+// then the Parquet files of days that are over.
+type flushAll struct {
+	items, articles *harvest.Flusher
+	parquet         *article.Compactor
+}
+
+// Flush implements jobs.ItemFlusher.
+func (f flushAll) Flush(ctx context.Context, all bool) (int, error) {
+	n, err := f.items.Flush(ctx, all)
+	if err != nil {
+		return n, err
+	}
+	m, err := f.articles.Flush(ctx, all)
+	n += m
+	if err != nil {
+		return n, err
+	}
+	m, err = f.parquet.Compact(ctx)
+	return n + m, err
+}
+
+// Prune implements jobs.ItemFlusher.
+func (f flushAll) Prune(ctx context.Context) (int64, error) { return f.items.Prune(ctx) }
 
 // RecoverPages stores the page spool files a stopped process left (pages
 // whose records a file lost are queued again). Call it before the queue
@@ -351,6 +405,7 @@ func (a *App) Deps() httpapi.Deps {
 		SeedChecks: a.Seeds,
 		Items:      a.Items,
 		Pages:      a.Pages,
+		Articles:   a.Articles,
 		Ranges:     a.Blobs,
 		// A check asked for through the API runs on any working process;
 		// the job's worker is registered everywhere.

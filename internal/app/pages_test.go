@@ -75,23 +75,7 @@ func TestPagesToWARC(t *testing.T) {
 		clock.StartNow()
 		time.Sleep(15 * time.Second)
 		clock.Stop()
-		// Every seed read once more after the end: nothing is recorded
-		// after these reads.
-		checkedAfter := time.Now()
-		for _, p := range pubs {
-			r := s.post(t, "/api/v1/seeds/"+url.PathEscape("media:sg:"+p.Host+"::news")+"/check", nil)
-			require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
-		}
-		require.Eventually(t, func() bool {
-			for _, p := range pubs {
-				checks, err := s.seeds.FindSeedChecks(t.Context(), "media:sg:"+p.Host+"::news", 0, checkedAfter, 1)
-				if err != nil || len(checks) == 0 {
-					return false
-				}
-			}
-			return true
-		}, 2*time.Minute, 100*time.Millisecond, "a last read of every seed")
-
+		readOnceMore(t, s, pubs)
 		settlePages(t, s)
 
 		items, _ := followItems(t, s, 0)
@@ -230,12 +214,43 @@ func TestPagesToWARC(t *testing.T) {
 }
 
 // articleNumber reads i of https://host/articles/{i}/story-{i}.
+// readOnceMore reads every publisher's seed once more after its clock
+// stopped and waits for the reads: nothing is recorded after them.
+func readOnceMore(t *testing.T, s *stack, pubs []*simweb.Publisher) {
+	t.Helper()
+	// Every seed read once more after the end: nothing is recorded
+	// after these reads.
+	checkedAfter := time.Now()
+	for _, p := range pubs {
+		r := s.post(t, "/api/v1/seeds/"+url.PathEscape("media:sg:"+p.Host+"::news")+"/check", nil)
+		require.Equal(t, http.StatusAccepted, r.StatusCode, string(r.Body))
+	}
+	require.Eventually(t, func() bool {
+		for _, p := range pubs {
+			checks, err := s.seeds.FindSeedChecks(t.Context(), "media:sg:"+p.Host+"::news", 0, checkedAfter, 1)
+			if err != nil || len(checks) == 0 {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 100*time.Millisecond, "a last read of every seed")
+
+}
+
 // settlePages waits until every page queued is fetched, skipped or
 // failed, and stores the open files; a read after the clock stopped may
 // still record an article published just before, so until nothing is
 // queued or spooled. Then it stops the queue: nothing runs any more
 // while the rest is checked.
 func settlePages(t *testing.T, s *stack) {
+	t.Helper()
+	settlePagesRunning(t, s)
+	require.NoError(t, s.queue.Stop(t.Context()))
+	require.NoError(t, s.app.PageFetcher.Close(t.Context()))
+}
+
+// settlePagesRunning waits as settlePages does, leaving the queue running.
+func settlePagesRunning(t *testing.T, s *stack) {
 	t.Helper()
 	for settled := false; !settled; {
 		require.Eventually(t, func() bool {
@@ -249,8 +264,6 @@ func settlePages(t *testing.T, s *stack) {
 		require.NoError(t, err)
 		settled = st.ByState[seedengine.PageQueued] == 0 && st.ByState[seedengine.PageFetched] == 0
 	}
-	require.NoError(t, s.queue.Stop(t.Context()))
-	require.NoError(t, s.app.PageFetcher.Close(t.Context()))
 }
 
 func articleNumber(t *testing.T, raw string) int {

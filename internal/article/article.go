@@ -22,7 +22,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,6 +29,8 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/seedengine/seedengine"
 )
 
 // Methods name where a field came from.
@@ -43,27 +44,11 @@ const (
 	MethodText      = "text"      // computed from the body text
 )
 
-// Article is one page as an article. Methods maps each field's JSON name to
-// the method that gave it.
-type Article struct {
-	URL          string            `json:"url,omitempty"`
-	CanonicalURL string            `json:"canonical_url,omitempty"`
-	Title        string            `json:"title,omitempty"`
-	Authors      []string          `json:"authors,omitempty"`
-	PublishedAt  *time.Time        `json:"published_at,omitempty"`
-	ModifiedAt   *time.Time        `json:"modified_at,omitempty"`
-	Language     string            `json:"language,omitempty"`
-	SiteName     string            `json:"site_name,omitempty"`
-	Section      string            `json:"section,omitempty"`
-	Description  string            `json:"description,omitempty"`
-	ImageURL     string            `json:"image_url,omitempty"`
-	Text         string            `json:"text"`
-	WordCount    int               `json:"word_count"`
-	Methods      map[string]string `json:"methods"`
-	// NotArticle, when set, says why the page is not an article (a section
-	// page, a video page, a paywall stub): NotArticleShort and the like.
-	NotArticle string `json:"not_article,omitempty"`
-}
+// Article is one page as an article (seedengine.ArticleFields): Methods
+// maps each field's JSON name to the method that gave it; NotArticle, when
+// set, says why the page is not an article (a section page, a video page,
+// a paywall stub): NotArticleShort and the like.
+type Article = seedengine.ArticleFields
 
 // Reasons a page is not an article.
 const (

@@ -51,7 +51,7 @@ func benchRecordItems(b *testing.B, db *sqlstore.DB) {
 	blobs, err := blobstore.Open(ctx, "file://"+b.TempDir())
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = blobs.Close() })
-	flusher := harvest.NewFlusher(sqlstore.NewItemService(db), blobs, harvest.FlushConfig{})
+	flusher := harvest.NewFlusher(sqlstore.NewItemService(db).Files(), blobs, harvest.FlushConfig{})
 	const perRead, readers = 100, 4
 	reads := (b.N + perRead - 1) / perRead
 	at := time.Now().UTC()

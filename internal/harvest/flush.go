@@ -13,14 +13,16 @@ import (
 	"github.com/seedengine/seedengine/internal/layout"
 )
 
-// Store is what the flusher reads and marks; sqlstore.ItemService is one.
+// Store is what the flusher reads and marks: one kind of record filed
+// per partition (sqlstore's ItemService.Files and ArticleService.Files).
 type Store interface {
-	PendingItemPartitions(ctx context.Context, olderThan time.Time, full, limit int) ([]seedengine.Partition, error)
-	AllocateItemFile(ctx context.Context, p seedengine.Partition, maxItems int) (*seedengine.ItemFile, error)
-	UnwrittenItemFiles(ctx context.Context) ([]seedengine.ItemFile, error)
-	ItemsOfFile(ctx context.Context, f seedengine.ItemFile, fn func(seedengine.Item) error) error
-	MarkItemFileWritten(ctx context.Context, f seedengine.ItemFile, bytes int64) error
-	DeleteSeenBefore(ctx context.Context, t time.Time, limit int) (int64, error)
+	PendingPartitions(ctx context.Context, olderThan time.Time, full, limit int) ([]seedengine.Partition, error)
+	AllocateFile(ctx context.Context, p seedengine.Partition, max int) (*seedengine.ItemFile, error)
+	UnwrittenFiles(ctx context.Context) ([]seedengine.ItemFile, error)
+	// RecordsOfFile calls fn with each record of the file, in ID order:
+	// what its lines encode.
+	RecordsOfFile(ctx context.Context, f seedengine.ItemFile, fn func(any) error) error
+	MarkFileWritten(ctx context.Context, f seedengine.ItemFile, bytes int64) error
 }
 
 // FlushConfig shapes the flusher. The zero value takes the defaults noted.
@@ -34,6 +36,13 @@ type FlushConfig struct {
 	// Window is the dedupe window: a URL no read has listed for this long
 	// is forgotten, and an item again when listed later; default 30 days.
 	Window time.Duration
+	// Key is the object key of a partition's file n; default
+	// layout.ItemFileKey. What names the records in logs ("item").
+	Key  func(p seedengine.Partition, n int) (string, error)
+	What string
+	// Forget deletes, at most limit at a time, the dedupe window's URLs
+	// last seen before t (Prune); nil: nothing to prune.
+	Forget func(ctx context.Context, t time.Time, limit int) (int64, error)
 	Logger *slog.Logger
 	Now    func() time.Time
 }
@@ -54,13 +63,20 @@ func (c FlushConfig) withDefaults() FlushConfig {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Key == nil {
+		c.Key = layout.ItemFileKey
+	}
+	if c.What == "" {
+		c.What = "item"
+	}
 	return c
 }
 
-// Flusher writes recorded items to the object store as immutable JSON
-// Lines files, items/country=…/category=…/date=…/items_NNNN.jsonl, one
-// item per line in ID order. A file's items are fixed in SQL first
-// (AllocateItemFile), then the object is written whole, then marked
+// Flusher writes recorded items (or articles: FlushConfig.Key) to the
+// object store as immutable JSON Lines files,
+// items/country=…/category=…/date=…/items_NNNN.jsonl, one record per
+// line in ID order. A file's records are fixed in SQL first
+// (AllocateFile), then the object is written whole, then marked
 // written: a flush cut short at any point writes the same bytes under the
 // same key the next time, and a reader never sees half a file (the
 // object store writes an object atomically).
@@ -84,7 +100,7 @@ func (f *Flusher) Config() FlushConfig { return f.cfg }
 // whatever its age (a test, a shutdown).
 func (f *Flusher) Flush(ctx context.Context, all bool) (int, error) {
 	written := 0
-	unwritten, err := f.store.UnwrittenItemFiles(ctx)
+	unwritten, err := f.store.UnwrittenFiles(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -100,7 +116,7 @@ func (f *Flusher) Flush(ctx context.Context, all bool) (int, error) {
 		olderThan, full = f.cfg.Now().Add(time.Hour), 1
 	}
 	for {
-		parts, err := f.store.PendingItemPartitions(ctx, olderThan, full, 100)
+		parts, err := f.store.PendingPartitions(ctx, olderThan, full, 100)
 		if err != nil {
 			return written, err
 		}
@@ -108,7 +124,7 @@ func (f *Flusher) Flush(ctx context.Context, all bool) (int, error) {
 			return written, nil
 		}
 		for _, p := range parts {
-			file, err := f.store.AllocateItemFile(ctx, p, f.cfg.MaxItems)
+			file, err := f.store.AllocateFile(ctx, p, f.cfg.MaxItems)
 			if err != nil {
 				return written, err
 			}
@@ -125,7 +141,7 @@ func (f *Flusher) Flush(ctx context.Context, all bool) (int, error) {
 
 // write stores file's object and marks it written.
 func (f *Flusher) write(ctx context.Context, file seedengine.ItemFile) error {
-	key, err := layout.ItemFileKey(file.Partition, file.File)
+	key, err := f.cfg.Key(file.Partition, file.File)
 	if err != nil {
 		return err
 	}
@@ -134,7 +150,7 @@ func (f *Flusher) write(ctx context.Context, file seedengine.ItemFile) error {
 		bw := bufio.NewWriterSize(pw, 64<<10)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		err := f.store.ItemsOfFile(ctx, file, func(it seedengine.Item) error { return enc.Encode(it) })
+		err := f.store.RecordsOfFile(ctx, file, func(v any) error { return enc.Encode(v) })
 		if err == nil {
 			err = bw.Flush()
 		}
@@ -145,10 +161,10 @@ func (f *Flusher) write(ctx context.Context, file seedengine.ItemFile) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
-	if err := f.store.MarkItemFileWritten(ctx, file, n); err != nil {
+	if err := f.store.MarkFileWritten(ctx, file, n); err != nil {
 		return err
 	}
-	f.cfg.Logger.Info("item file written", "event", "item_file_written", "key", key, "items", file.Items, "bytes", n)
+	f.cfg.Logger.Info(f.cfg.What+" file written", "event", f.cfg.What+"_file_written", "key", key, f.cfg.What+"s", file.Items, "bytes", n)
 	return nil
 }
 
@@ -156,9 +172,12 @@ func (f *Flusher) write(ctx context.Context, file seedengine.ItemFile) error {
 // batch at a time, and returns how many.
 func (f *Flusher) Prune(ctx context.Context) (int64, error) {
 	var total int64
+	if f.cfg.Forget == nil {
+		return 0, nil
+	}
 	before := f.cfg.Now().Add(-f.cfg.Window)
 	for {
-		n, err := f.store.DeleteSeenBefore(ctx, before, 5000)
+		n, err := f.cfg.Forget(ctx, before, 5000)
 		total += n
 		if err != nil || n < 5000 {
 			return total, err

@@ -245,3 +245,42 @@ func (c *harvestCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.gapsDesc, prometheus.CounterValue, float64(st.Gaps))
 	ch <- prometheus.MustNewConstMetric(c.hitsDesc, prometheus.CounterValue, float64(st.DedupeHits))
 }
+
+// articleCollector reads the articles' counts when Prometheus scrapes.
+type articleCollector struct {
+	articles                               seedengine.ArticleService
+	logger                                 *slog.Logger
+	totalDesc, duplicatesDesc, pendingDesc *prometheus.Desc
+}
+
+func newArticleCollector(a seedengine.ArticleService, logger *slog.Logger) *articleCollector {
+	return &articleCollector{articles: a, logger: logger,
+		totalDesc: prometheus.NewDesc("seedengine_articles_total",
+			"Stored pages read as articles, by result (article, not_article), read at scrape time.", []string{"result"}, nil),
+		duplicatesDesc: prometheus.NewDesc("seedengine_articles_duplicates_total",
+			"Articles whose text is the same or nearly the same as an earlier one's (syndicated copies), read at scrape time.", nil, nil),
+		pendingDesc: prometheus.NewDesc("seedengine_articles_pending",
+			"Stored pages not read as articles yet (the extraction backlog), read at scrape time.", nil, nil),
+	}
+}
+
+func (c *articleCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.totalDesc
+	ch <- c.duplicatesDesc
+	ch <- c.pendingDesc
+}
+
+func (c *articleCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), jobsScrapeTimeout)
+	defer cancel()
+	st, err := c.articles.ArticleStats(ctx)
+	if err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "article counts unavailable for metrics",
+			slog.String("event", "metrics_articles_failed"), slog.String("error", err.Error()))
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(c.totalDesc, prometheus.CounterValue, float64(st.Articles), "article")
+	ch <- prometheus.MustNewConstMetric(c.totalDesc, prometheus.CounterValue, float64(st.NotArticles), "not_article")
+	ch <- prometheus.MustNewConstMetric(c.duplicatesDesc, prometheus.CounterValue, float64(st.Duplicates))
+	ch <- prometheus.MustNewConstMetric(c.pendingDesc, prometheus.GaugeValue, float64(st.Pending))
+}

@@ -34,6 +34,7 @@ var tagDescriptions = map[string]string{
 	"domains":  "Domains found by research, with the partitions they appeared in and their latest liveness.",
 	"seeds":    "Seeds: per-domain retrieval contracts, created as drafts, promoted to active by a person, then suspended, reactivated or archived.",
 	"items":    "Items: every new article URL the active seeds' entries list, recorded once, followed by cursor, exported as NDJSON and stored as immutable files per partition (country, category, day first seen).",
+	"articles": "Articles: every stored page read as an article (body text, title, authors, dates, language), followed by cursor, searched in full text, exported as NDJSON and stored as files per partition (JSON Lines, and Parquet once the day is over); copies of one text are grouped (duplicate_of).",
 	"keys":     "API keys and their scopes.",
 }
 

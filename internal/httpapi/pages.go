@@ -1,15 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
-	"github.com/seedengine/seedengine/internal/warc"
+	"github.com/seedengine/seedengine/internal/pages"
 )
 
 // Pages: the pages of harvested items kept as WARC (internal/pages),
@@ -32,13 +29,6 @@ func (s *Server) handleItemPage(ctx context.Context, in *itemPageInput) (*itemPa
 	return &itemPageOutput{Body: p}, nil
 }
 
-// maxPageRecord bounds a record read back from a WARC file, and
-// maxPageContent the page decoded of its content coding.
-const (
-	maxPageRecord  = 64 << 20
-	maxPageContent = 256 << 20
-)
-
 type itemPageContentOutput struct {
 	ContentType string `header:"Content-Type"`
 	PageStatus  int    `header:"X-Page-Status" doc:"The HTTP status the page was served with."`
@@ -48,10 +38,8 @@ type itemPageContentOutput struct {
 }
 
 // handleItemPageContent reads an item's stored page back from its WARC
-// file by offset: the response's payload decoded of its content coding
-// (the record keeps it as the server sent it), with the Content-Type of
-// its own response. A revisit's record holds its own response's headers and no
-// payload: the payload is its original's, the same by its digest.
+// file by offset (pages.ReadStored): the response's payload decoded of
+// its content coding, with the Content-Type of its own response.
 func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (*itemPageContentOutput, error) {
 	if s.deps.Pages == nil || s.deps.Ranges == nil {
 		return nil, unavailable("pages")
@@ -60,58 +48,14 @@ func (s *Server) handleItemPageContent(ctx context.Context, in *itemPageInput) (
 	if err != nil {
 		return nil, err
 	}
-	if p.State != seedengine.PageStored {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "item %d's page is %s, not stored", in.ItemID, p.State)
-	}
-	resp, err := s.readResponse(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	src, stored := p, resp
-	if p.Revisit {
-		if src, err = s.deps.Pages.FindOriginal(ctx, p.PayloadDigest); err != nil {
-			return nil, err
-		}
-		if stored, err = s.readResponse(ctx, src); err != nil {
-			return nil, err
-		}
-	}
-	// The record keeps the body as sent; the page is its content. The
-	// original's coding is the one its bytes have.
-	body, err := stored.Decoded(maxPageContent)
+	sp, err := pages.ReadStored(ctx, s.deps.Ranges, s.deps.Pages, p)
 	if err != nil {
 		// The fetch decoded these very bytes: a record that no longer
-		// decodes is the service's fault.
-		return nil, fmt.Errorf("item %d's stored page: %w", in.ItemID, err)
+		// reads is the service's fault (a 500).
+		return nil, err
 	}
-	ct := resp.Header.Get("Content-Type")
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	return &itemPageContentOutput{ContentType: ct, PageStatus: p.Status, WARCFile: src.WARCFile, WARCOffset: src.Offset,
-		Body: func(c huma.Context) { _, _ = c.BodyWriter().Write(body) }}, nil
-}
-
-// readResponse reads the HTTP response of a page's record back from its
-// WARC file.
-func (s *Server) readResponse(ctx context.Context, p *seedengine.Page) (warc.HTTPResponse, error) {
-	if p.Length > maxPageRecord {
-		return warc.HTTPResponse{}, seedengine.Errorf(seedengine.ETOOLARGE, "the page's record is larger than %d bytes", maxPageRecord)
-	}
-	rc, err := s.deps.Ranges.NewRangeReader(ctx, p.WARCFile, p.Offset, p.Length)
-	if err != nil {
-		return warc.HTTPResponse{}, err
-	}
-	defer func() { _ = rc.Close() }()
-	raw, err := io.ReadAll(io.LimitReader(rc, p.Length))
-	if err != nil {
-		return warc.HTTPResponse{}, err
-	}
-	rec, err := warc.ReadRecord(bytes.NewReader(raw), 0, int64(len(raw)))
-	if err != nil {
-		return warc.HTTPResponse{}, err
-	}
-	return rec.HTTPResponse()
+	return &itemPageContentOutput{ContentType: sp.ContentType, PageStatus: p.Status, WARCFile: sp.From.WARCFile, WARCOffset: sp.From.Offset,
+		Body: func(c huma.Context) { _, _ = c.BodyWriter().Write(sp.Body) }}, nil
 }
 
 // registerItemPageContent documents the body: whatever the page was.

@@ -154,6 +154,9 @@ type Deps struct {
 	// back (nil: the page routes answer 503).
 	Pages  seedengine.PageService
 	Ranges seedengine.ObjectRangeReader
+	// Articles reads the stored pages' articles (nil: the article routes
+	// answer 503).
+	Articles seedengine.ArticleService
 	// Objects reads seeds' contract evidence from the object store.
 	Objects seedengine.ObjectStore
 	// Console serves the operator console under /console/
@@ -210,7 +213,11 @@ func New(cfg Config, deps Deps) *Server {
 		keys:      newKeyCounter(deps.APIKeys, time.Second),
 		ids:       newIDGen(),
 	}
-	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, deps.Items, deps.Collectors, s.logger)
+	collectors := deps.Collectors
+	if deps.Articles != nil {
+		collectors = append(slices.Clip(collectors), newArticleCollector(deps.Articles, s.logger))
+	}
+	s.metrics = newMetrics(deps.QueueStats, deps.SeedChecks, deps.Items, collectors, s.logger)
 	s.versionJSON, _ = json.Marshal(cfg.Version)
 
 	s.routes = s.routeTable()

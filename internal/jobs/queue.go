@@ -90,6 +90,11 @@ type Config struct {
 	// page fetches (its queue is not served here).
 	PageWorkers int
 
+	// ArticleWorkers is how many article extractions (QueueArticles) run
+	// at once in this process. Default DefaultArticleWorkers; -1: this
+	// process extracts none (its queue is not served here).
+	ArticleWorkers int
+
 	// Listener, on PostgreSQL, is the pgx pool River LISTENs on
 	// (sqlstore.DB.Listener): an insert committed anywhere wakes this
 	// process's workers at once. Without it the queue only polls.
@@ -183,6 +188,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PageWorkers == 0 {
 		c.PageWorkers = DefaultPageWorkers
+	}
+	if c.ArticleWorkers == 0 {
+		c.ArticleWorkers = DefaultArticleWorkers
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = 100 * time.Millisecond
@@ -298,16 +306,18 @@ type Queue struct {
 	finishers map[seedengine.BatchKind]BatchFinisherFunc
 	metadata  MetadataRunner
 
-	seedChecker    SeedChecker
-	seedCheckEvery time.Duration
-	lastPrune      atomic.Int64 // unix ns of the last pruning of old seed checks
-	alertHook      *AlertWebhook
-	drift          DriftFunc
-	itemFlusher    ItemFlusher
-	pageFetcher    PageFetcher
-	pageSweep      func(context.Context) (int, error)
-	prune          func(context.Context) error
-	lastItemPrune  atomic.Int64 // unix ns of the last pruning of the dedupe window
+	seedChecker      SeedChecker
+	seedCheckEvery   time.Duration
+	lastPrune        atomic.Int64 // unix ns of the last pruning of old seed checks
+	alertHook        *AlertWebhook
+	drift            DriftFunc
+	itemFlusher      ItemFlusher
+	pageFetcher      PageFetcher
+	pageSweep        func(context.Context) (int, error)
+	articleExtractor ArticleExtractor
+	articleSweep     func(context.Context) (int, error)
+	prune            func(context.Context) error
+	lastItemPrune    atomic.Int64 // unix ns of the last pruning of the dedupe window
 
 	metrics     *queueMetrics
 	unsubscribe func() // ends the metrics' River subscription; nil while stopped
@@ -376,6 +386,8 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	addWorker(q, workers, &itemFlushWorker{q: q})
 	addWorker(q, workers, &pageFetchWorker{q: q})
 	addWorker(q, workers, &pageSweepWorker{q: q})
+	addWorker(q, workers, &articleExtractWorker{q: q})
+	addWorker(q, workers, &articleSweepWorker{q: q})
 	addWorker(q, workers, &retentionWorker{q: q})
 
 	rcfg := &river.Config{
@@ -408,6 +420,9 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 			pq.FetchPollInterval = wokenPagePollInterval
 		}
 		rcfg.Queues[QueuePages] = pq
+	}
+	if cfg.ArticleWorkers > 0 {
+		rcfg.Queues[QueueArticles] = river.QueueConfig{MaxWorkers: cfg.ArticleWorkers}
 	}
 	if cfg.InsertOnly {
 		// No queues: River's client only inserts and queries.

@@ -189,6 +189,30 @@ func ItemFileKey(p seedengine.Partition, n int) (string, error) {
 	return ItemsRoot + hivePath(p) + name + itemsExt, nil
 }
 
+// ArticlesRoot is where the articles' files live (internal/article).
+const ArticlesRoot = "articles/"
+
+// ArticleFileKey returns the key of article file n of partition p:
+// articles/country=…/category=…/date=…/articles_NNNN.jsonl.
+func ArticleFileKey(p seedengine.Partition, n int) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	if n < 1 || n > 99_999_999 {
+		return "", seedengine.FieldErrorf("file", "file must be between 1 and 99999999")
+	}
+	return fmt.Sprintf("%s%sarticles_%04d%s", ArticlesRoot, hivePath(p), n, itemsExt), nil
+}
+
+// ArticleParquetKey returns the key of partition p's Parquet file of
+// articles: articles/country=…/category=…/date=…/articles.parquet.
+func ArticleParquetKey(p seedengine.Partition) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", err
+	}
+	return ArticlesRoot + hivePath(p) + "articles.parquet", nil
+}
+
 // WARCRoot is where page retrieval's WARC files and their CDXJ indexes
 // live (internal/pages).
 const WARCRoot = "warc/"

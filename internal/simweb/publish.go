@@ -203,6 +203,15 @@ type ArticleCases struct {
 	// server that ignores Accept-Encoding); a duplicate as its original.
 	// Sent gives the bytes written.
 	Wire bool
+	// Text writes article pages as newsrooms do (newsroom.go): a
+	// headline, byline, dateline, JSON-LD and OpenGraph, navigation and
+	// footer around paragraphs no other story shares. With it,
+	// SyndicateEvery: article i (i%N == 4) is wire story i/N, the same
+	// text on every publisher; VideoEvery: article i (i%N == 6) is a
+	// video page, no article.
+	Text           bool
+	SyndicateEvery int
+	VideoEvery     int
 }
 
 // Redirected reports whether article i's URL answers with a redirect.
@@ -227,6 +236,9 @@ func (p *Publisher) Served(i int) int {
 func (p *Publisher) ArticleBody(i int) string {
 	if p.Articles.Duplicate(i) {
 		i--
+	}
+	if p.Articles.Text {
+		return p.newsroomPage(i)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Story %d</title>`+

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -367,48 +366,15 @@ func (s *ItemService) FindItemPartitions(ctx context.Context, f seedengine.ItemP
 	return out, total, nil
 }
 
-const itemFileColumns = `country, category, day, file, items, bytes, first_id, last_id, written_at`
-
-func scanItemFile(row rowScanner) (seedengine.ItemFile, error) {
-	var f seedengine.ItemFile
-	var written scanTime
-	if err := row.Scan(&f.Country, &f.Category, &f.Date, &f.File, &f.Items, &f.Bytes, &f.FirstID, &f.LastID, &written); err != nil {
-		return f, err
-	}
-	f.WrittenAt = written.ptr()
-	f.Name = fmt.Sprintf("items_%04d", f.File)
-	return f, nil
-}
-
 // FindItemFiles implements seedengine.ItemService.
 func (s *ItemService) FindItemFiles(ctx context.Context, p seedengine.Partition) ([]seedengine.ItemFile, error) {
-	return s.itemFiles(ctx, `country = $1 AND category = $2 AND day = $3 ORDER BY file`, p.Country, p.Category, p.Date)
+	return itemSet.on(s.db).partitionFiles(ctx, p)
 }
 
 // UnwrittenItemFiles lists the files whose items are fixed but whose
 // object is not known to be written (a flush cut short), oldest first.
 func (s *ItemService) UnwrittenItemFiles(ctx context.Context) ([]seedengine.ItemFile, error) {
-	return s.itemFiles(ctx, `written_at IS NULL ORDER BY created_at LIMIT 1000`)
-}
-
-func (s *ItemService) itemFiles(ctx context.Context, cond string, args ...any) ([]seedengine.ItemFile, error) {
-	rows, err := s.db.reader.QueryContext(ctx, `SELECT `+itemFileColumns+` FROM item_files WHERE `+cond, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find item files: %w", err)
-	}
-	defer rows.Close()
-	out := []seedengine.ItemFile{}
-	for rows.Next() {
-		f, err := scanItemFile(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find item files: %w", err)
-		}
-		out = append(out, f)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find item files: %w", err)
-	}
-	return out, nil
+	return itemSet.on(s.db).unwritten(ctx)
 }
 
 // PendingItemPartitions lists up to limit partitions with items in no
@@ -416,23 +382,7 @@ func (s *ItemService) itemFiles(ctx context.Context, cond string, args ...any) (
 // at least full of them, or of a day before today's: what a flush
 // writes now.
 func (s *ItemService) PendingItemPartitions(ctx context.Context, olderThan time.Time, full, limit int) ([]seedengine.Partition, error) {
-	today := olderThan.UTC().Format(seedengine.DateLayout)
-	rows, err := s.db.reader.QueryContext(ctx, `SELECT country, category, day FROM item_partitions
-		WHERE items > filed AND (oldest_pending_at < $1 OR items - filed >= $2 OR day < $3)
-		ORDER BY oldest_pending_at LIMIT `+strconv.Itoa(limit), s.db.timeArg(olderThan), full, today)
-	if err != nil {
-		return nil, fmt.Errorf("find pending item partitions: %w", err)
-	}
-	defer rows.Close()
-	var out []seedengine.Partition
-	for rows.Next() {
-		var p seedengine.Partition
-		if err := rows.Scan(&p.Country, &p.Category, &p.Date); err != nil {
-			return nil, fmt.Errorf("find pending item partitions: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return itemSet.on(s.db).pending(ctx, olderThan, full, limit)
 }
 
 // AllocateItemFile fixes the next file of partition p: up to maxItems of
@@ -441,125 +391,31 @@ func (s *ItemService) PendingItemPartitions(ctx context.Context, olderThan time.
 // partition has no such items. The object is written afterwards
 // (MarkItemFileWritten); until then the file is listed unwritten.
 func (s *ItemService) AllocateItemFile(ctx context.Context, p seedengine.Partition, maxItems int) (*seedengine.ItemFile, error) {
-	var out *seedengine.ItemFile
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-		var filed int
-		err := tx.QueryRowContext(ctx, `SELECT filed FROM item_partitions WHERE country = $1 AND category = $2 AND day = $3`+s.db.forUpdate(),
-			p.Country, p.Category, p.Date).Scan(&filed)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
+	return itemSet.on(s.db).allocate(ctx, p, maxItems)
+}
+
+// Files are the item files as the flusher sees them.
+func (s *ItemService) Files() Files {
+	return Files{set: itemSet.on(s.db), record: func(id int64, body string) (any, error) {
+		var it seedengine.Item
+		if err := json.Unmarshal([]byte(body), &it); err != nil {
+			return nil, err
 		}
-		if err != nil {
-			return err
-		}
-		var first, last sql.NullInt64
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT MIN(id), MAX(id), COUNT(*) FROM (SELECT id FROM items
-			WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL ORDER BY id LIMIT `+strconv.Itoa(maxItems)+`) AS next`,
-			p.Country, p.Category, p.Date).Scan(&first, &last, &n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-		var file int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(file), 0) + 1 FROM item_files WHERE country = $1 AND category = $2 AND day = $3`,
-			p.Country, p.Category, p.Date).Scan(&file); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE items SET file = $4 WHERE country = $1 AND category = $2 AND day = $3
-			AND file IS NULL AND id BETWEEN $5 AND $6`, p.Country, p.Category, p.Date, file, first.Int64, last.Int64)
-		if err != nil {
-			return err
-		}
-		if got, _ := res.RowsAffected(); got != int64(n) {
-			return fmt.Errorf("%d items changed for a file of %d", got, n)
-		}
-		now := nowUTC()
-		if _, err := tx.ExecContext(ctx, `INSERT INTO item_files (country, category, day, file, items, first_id, last_id, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, p.Country, p.Category, p.Date, file, n, first.Int64, last.Int64, s.db.timeArg(now)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE item_partitions SET filed = filed + $4, files = files + 1,
-			oldest_pending_at = (SELECT MIN(first_seen_at) FROM items WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL)
-			WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date, n); err != nil {
-			return err
-		}
-		f := seedengine.ItemFile{Partition: p, File: file, Name: fmt.Sprintf("items_%04d", file), Items: n, FirstID: first.Int64, LastID: last.Int64}
-		out = &f
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("allocate item file: %w", err)
-	}
-	return out, nil
+		it.ID = id
+		return it, nil
+	}}
 }
 
 // ItemsOfFile calls fn with the items of file f in ID order, reading in
 // pages so memory stays flat.
 func (s *ItemService) ItemsOfFile(ctx context.Context, f seedengine.ItemFile, fn func(seedengine.Item) error) error {
-	after := f.FirstID - 1
-	for {
-		// The file's ids lie between its first and last: a range of the
-		// primary key, other partitions' items filtered out.
-		rows, err := s.db.reader.QueryContext(ctx, `SELECT id, item_json FROM items WHERE id > $5 AND id <= $6
-			AND country = $1 AND category = $2 AND day = $3 AND file = $4 ORDER BY id LIMIT 1000`,
-			f.Country, f.Category, f.Date, f.File, after, f.LastID)
-		if err != nil {
-			return fmt.Errorf("read items of a file: %w", err)
-		}
-		n := 0
-		for rows.Next() {
-			var body string
-			var it seedengine.Item
-			if err := rows.Scan(&after, &body); err != nil {
-				rows.Close()
-				return fmt.Errorf("read items of a file: %w", err)
-			}
-			if err := json.Unmarshal([]byte(body), &it); err != nil {
-				rows.Close()
-				return fmt.Errorf("read items of a file: item %d: %w", after, err)
-			}
-			it.ID = after
-			n++
-			if err := fn(it); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("read items of a file: %w", err)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("read items of a file: %w", err)
-		}
-		if n < 1000 {
-			return nil
-		}
-	}
+	return s.Files().RecordsOfFile(ctx, f, func(v any) error { return fn(v.(seedengine.Item)) })
 }
 
 // MarkItemFileWritten records that file f's object is stored, with its
 // size. Marking a written file again changes nothing.
 func (s *ItemService) MarkItemFileWritten(ctx context.Context, f seedengine.ItemFile, bytes int64) error {
-	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE item_files SET written_at = $5, bytes = $6
-			WHERE country = $1 AND category = $2 AND day = $3 AND file = $4 AND written_at IS NULL`,
-			f.Country, f.Category, f.Date, f.File, s.db.timeArg(nowUTC()), bytes)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE item_partitions SET bytes = bytes + $4 WHERE country = $1 AND category = $2 AND day = $3`,
-			f.Country, f.Category, f.Date, bytes)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("mark item file written: %w", err)
-	}
-	return nil
+	return itemSet.on(s.db).markWritten(ctx, f, bytes)
 }
 
 // ItemStats implements seedengine.ItemService.

@@ -289,6 +289,13 @@ func (s *MetadataService) partitions(ctx context.Context, tx *sql.Tx, country st
 	if err != nil {
 		return fmt.Errorf("items by partition: %w", err)
 	}
+	err = pm.scan(ctx, tx, `SELECT country, category, day, articles - not_articles, files
+		FROM article_partitions WHERE articles > 0`+strings.Replace(cond, "WHERE", "AND", 1), args, func(pc *seedengine.PartitionCounts, n, files int) {
+		pc.Articles, pc.ArticleFiles = n, files
+	})
+	if err != nil {
+		return fmt.Errorf("articles by partition: %w", err)
+	}
 	err = pm.scan(ctx, tx, `SELECT country, category, day, COUNT(*), COALESCE(SUM(records), 0)
 		FROM warc_files`+cond+` GROUP BY country, category, day ORDER BY country, category`, args, func(pc *seedengine.PartitionCounts, files, records int) {
 		pc.WARCFiles, pc.WARCRecords = files, records
@@ -374,6 +381,8 @@ func addPartitionTotals(t *seedengine.MetadataTotals, countries map[string]map[s
 				}
 				t.WARCFiles += pc.WARCFiles
 				t.WARCRecords += pc.WARCRecords
+				t.Articles += pc.Articles
+				t.ArticleFiles += pc.ArticleFiles
 			}
 		}
 	}

@@ -224,7 +224,8 @@ func TestMetadataSnapshotEmpty(t *testing.T) {
 			"engine": {"name": "", "version": ""},
 			"totals": {"partitions": 0, "chunks": 0, "records": 0, "domains": 0,
 				"domains_by_authority": {}, "liveness_by_verdict": {}, "seeds_by_status": {}, "seeds_by_health": {},
-				"item_partitions": 0, "items": 0, "item_files": 0, "warc_files": 0, "warc_records": 0},
+				"item_partitions": 0, "items": 0, "item_files": 0, "warc_files": 0, "warc_records": 0,
+				"articles": 0, "article_files": 0},
 			"countries": {},
 			"last_sync": null
 		}`, string(b))

@@ -18,12 +18,22 @@ import (
 // (queuePages, inside RecordSeedCheck); a page fetch writes the page to a
 // WARC file of its process's spool and marks the row fetched with its
 // record's place; storing the file marks its rows stored, in one
-// transaction with the file's warc_files row and the payload digests its
-// responses bring.
+// transaction with the file's warc_files row, the payload digests its
+// responses bring and what OnStored adds (their article extractions).
 
 // PageService stores pages and WARC files.
 type PageService struct {
 	db *DB
+	// storedTx runs in the transaction that stores pages, with their
+	// item IDs (OnStored).
+	storedTx func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error
+}
+
+// OnStored makes fn run in each transaction that marks pages stored, with
+// their item IDs (the queue's QueueArticleExtractsTx: every stored page
+// gets its article, or none is stored). Call it before pages are stored.
+func (s *PageService) OnStored(fn func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error) {
+	s.storedTx = fn
 }
 
 var _ seedengine.PageService = (*PageService)(nil)
@@ -220,13 +230,31 @@ func (s *PageService) StoreWARCFile(ctx context.Context, f seedengine.WARCFile, 
 			f.Key, f.Name, f.Country, f.Category, f.Date, f.Records, f.Revisits, f.Bytes, s.db.timeArg(f.StoredAt)); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE pages SET state = 'stored', warc_file = $2, spool = ''
-			WHERE spool = $1 AND state = 'fetched'`, spool, f.Key)
+		rows, err := tx.QueryContext(ctx, `UPDATE pages SET state = 'stored', warc_file = $2, spool = ''
+			WHERE spool = $1 AND state = 'fetched' RETURNING item_id`, spool, f.Key)
 		if err != nil {
 			return err
 		}
-		if n, err = res.RowsAffected(); err != nil {
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
 			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		n = int64(len(ids))
+		if s.storedTx != nil {
+			if err := s.storedTx(ctx, tx, ids); err != nil {
+				return err
+			}
 		}
 		for _, d := range digests {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO page_digests (payload_digest, target_uri, warc_date, record_id)
