@@ -76,7 +76,7 @@ const (
 const MaxArticlesPage = 200
 
 // ArticleFilter selects articles: those matching every field set, with IDs
-// above Since, in ID order (by rank when Query is set), at most Limit.
+// above Since, in ID order (with Query too), at most Limit.
 type ArticleFilter struct {
 	Country  string
 	Category string

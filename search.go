@@ -3,20 +3,23 @@ package seedengine
 import (
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Full-text search (GET /api/v1/articles?q=) takes one syntax on both
-// engines, web search's (PostgreSQL's websearch_to_tsquery, which
-// PostgreSQL runs as given; sqlstore writes it as an FTS5 query for
-// SQLite):
+// engines, a web search's; ParseSearch reads it and sqlstore writes what
+// it read in each engine's own language (an FTS5 query, a tsquery):
 //
 //	word word     both words (AND)
 //	"a phrase"    the words next to each other, in order
-//	a OR b        either side (AND binds tighter: a b OR c is (a b) OR c)
+//	a OR b        either side (AND binds tighter: a b OR c is (a b) OR c);
+//	              OR in capitals, "or" is a word
 //	-word         not the word; -"a phrase" not the phrase
 //
-// Case and punctuation are ignored; there is no stemming (both engines
-// index words as written: FTS5's unicode61, PostgreSQL's simple).
+// Case, accents and punctuation are ignored: words are SearchWords' (as
+// SQLite's unicode61 tokenizer splits them; PostgreSQL indexes the text
+// so split); there is no stemming.
 
 // maxSearchLen bounds a query's length.
 const maxSearchLen = 500
@@ -58,7 +61,7 @@ func ParseSearch(q string) (Search, error) {
 		cur = nil
 		return nil
 	}
-	r := []rune(q)
+	r := []rune(norm.NFC.String(q))
 	for i := 0; i < len(r); {
 		if unicode.IsSpace(r[i]) {
 			i++
@@ -91,7 +94,7 @@ func ParseSearch(q string) (Search, error) {
 				continue
 			}
 		}
-		words := strings.FieldsFunc(strings.ToLower(raw), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
+		words := SearchWords(raw)
 		if len(words) > 0 {
 			cur = append(cur, SearchTerm{Words: words, Not: not})
 		}
@@ -103,4 +106,15 @@ func ParseSearch(q string) (Search, error) {
 		return Search{}, FieldErrorf("q", "q has no word to look for")
 	}
 	return s, nil
+}
+
+// SearchWords splits text into the words search indexes and looks for:
+// runs of letters and digits (a letter's accents with it), lower case,
+// composed (NFC). "State-owned U.S. firms" is state, owned, u, s, firms,
+// as SQLite's unicode61 tokenizer splits it; PostgreSQL indexes the
+// words so split, so both engines find the same.
+func SearchWords(text string) []string {
+	return strings.FieldsFunc(norm.NFC.String(strings.ToLower(text)), func(c rune) bool {
+		return !unicode.IsLetter(c) && !unicode.IsDigit(c) && !unicode.Is(unicode.Mn, c)
+	})
 }

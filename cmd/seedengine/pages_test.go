@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,9 @@ import (
 // In the end every item's page is stored, served back whole from the
 // record its item points at (no item points at a record that is not
 // there), every WARC file is one warcio reads with every digest right,
-// and the spool is empty. Both engines.
+// and the spool is empty. Every stored page becomes one article (the
+// extraction queued with the page's file, run while the kills land):
+// none lost, none twice, in SQL and in the article files. Both engines.
 func TestPagesSurviveKill(t *testing.T) {
 	t.Parallel()
 	warcio := warciotest.Dir(t)
@@ -47,7 +50,7 @@ func runPagesSurviveKill(t *testing.T, db []string, warcio string) {
 	pubs := map[string]*simweb.Publisher{}
 	for i := range 4 {
 		p := &simweb.Publisher{Host: fmt.Sprintf("pages%02d-news.com.sg", i), PerDay: 400, Clock: clock, Pages: true,
-			Articles:     simweb.ArticleCases{SlowEvery: 4, SlowDelay: 400 * time.Millisecond},
+			Articles:     simweb.ArticleCases{SlowEvery: 4, SlowDelay: 400 * time.Millisecond, Text: true, VideoEvery: 7},
 			Publications: []simweb.Publication{{Path: "/feed", Format: simweb.PubRSS, Window: 20}}}
 		pubs[p.Host] = p
 		w.AddSite(p.Site())
@@ -62,7 +65,8 @@ func runPagesSurviveKill(t *testing.T, db []string, warcio string) {
 	args := append([]string{"--dns-server", w.DNSAddr(), "--connect-to", strings.Join(w.ConnectTo(), ","),
 		"--extra-ca-file", ca, "--allow-private-networks", "127.0.0.0/8", "--per-host-delay", "0s",
 		"--seed-check-interval", "1s", "--harvest-min-interval", "1s",
-		"--warc-max-age", "2s", "--warc-max-bytes", "1048576", "--dead-process-after", "30s"}, db...)
+		"--warc-max-age", "2s", "--warc-max-bytes", "1048576", "--dead-process-after", "30s",
+		"--item-flush-interval", "1s", "--item-file-age", "1s"}, db...)
 	s := startServer(t, dataDir, args...)
 	for host := range pubs {
 		r := s.do(t, "POST", "/api/v1/seeds", key, map[string]any{"domain_id": "media:sg:" + host, "category": "news",
@@ -142,6 +146,65 @@ func runPagesSurviveKill(t *testing.T, db []string, warcio string) {
 		require.Equal(t, pubs[host].ArticleBody(n), string(c.raw), "item %d", it.id)
 	}
 	t.Logf("%d pages stored, %d of them revisits of a page fetched before a kill", len(items), revisits)
+
+	// Every page one article (or one page that is none, with its reason),
+	// through the cursor and in the files: until the three agree (a read
+	// after the clock stopped may still record an item).
+	var extracted, inFiles map[int64]int
+	itemIDs := map[int64]bool{}
+	for {
+		clear(itemIDs)
+		var since int64
+		for {
+			r := s.do(t, "GET", fmt.Sprintf("/api/v1/items?since=%d&limit=1000", since), key, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.raw)
+			list, _ := r.body["items"].([]any)
+			for _, x := range list {
+				itemIDs[int64(x.(map[string]any)["id"].(float64))] = true
+			}
+			if len(list) == 0 {
+				break
+			}
+			since = int64(r.body["next_since"].(float64))
+		}
+		extracted, inFiles = map[int64]int{}, map[int64]int{}
+		since = 0
+		for {
+			r := s.do(t, "GET", fmt.Sprintf("/api/v1/articles?not_articles=true&since=%d&limit=200", since), key, nil)
+			require.Equal(t, 200, r.status, "body: %s", r.raw)
+			list, _ := r.body["articles"].([]any)
+			for _, x := range list {
+				extracted[int64(x.(map[string]any)["item_id"].(float64))]++
+			}
+			if len(list) == 0 {
+				break
+			}
+			since = int64(r.body["next_since"].(float64))
+		}
+		matches, err := filepath.Glob(filepath.Join(dataDir, "objects", "articles", "country=sg", "category=news", "date=*", "articles_*.jsonl"))
+		require.NoError(t, err)
+		for _, m := range matches {
+			body, err := os.ReadFile(m)
+			require.NoError(t, err)
+			for line := range strings.SplitSeq(strings.TrimSpace(string(body)), "\n") {
+				var a struct {
+					ItemID int64 `json:"item_id"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(line), &a), m)
+				inFiles[a.ItemID]++
+			}
+		}
+		if len(extracted) == len(itemIDs) && len(inFiles) == len(itemIDs) {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "of %d items, %d articles, %d in files in time", len(itemIDs), len(extracted), len(inFiles))
+		time.Sleep(500 * time.Millisecond)
+	}
+	for id := range itemIDs {
+		require.Equal(t, 1, extracted[id], "item %d's article once", id)
+		require.Equal(t, 1, inFiles[id], "item %d's article in one line of one file", id)
+	}
+	t.Logf("%d articles, each once, in SQL and in files", len(extracted))
 
 	// Every WARC file whole, by an independent reader.
 	date := time.Now().UTC().Format("2006-01-02")

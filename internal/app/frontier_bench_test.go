@@ -56,17 +56,25 @@ func BenchmarkPageFrontier(b *testing.B) {
 		hosts []int // pages per host, queued in this order
 		delay time.Duration
 		wait  int // hosts from this one on are waited for
+		// files, when set, stores the WARC files this often, so that
+		// their pages' articles are extracted while pages are fetched;
+		// extract -1 turns extraction off (ArticleWorkers).
+		files   time.Duration
+		extract int
 	}{
-		{"10x30", repeat(10, 30), time.Second, 0},
-		{"1000x10", repeat(1000, 10), time.Second, 0},
-		{"1000x10_nodelay", repeat(1000, 10), fetch.NoPerHostDelay, 0},
-		{"5000+100x10", append([]int{5000}, repeat(100, 10)...), time.Second, 1},
+		{"10x30", repeat(10, 30), time.Second, 0, 0, 0},
+		{"1000x10", repeat(1000, 10), time.Second, 0, 0, 0},
+		{"1000x10_nodelay", repeat(1000, 10), fetch.NoPerHostDelay, 0, 0, 0},
+		{"5000+100x10", append([]int{5000}, repeat(100, 10)...), time.Second, 1, 0, 0},
+		// Extraction on and off, files stored every 2 s.
+		{"1000x10_articles", repeat(1000, 10), time.Second, 0, 2 * time.Second, 0},
+		{"1000x10_noarticles", repeat(1000, 10), time.Second, 0, 2 * time.Second, -1},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				elapsed, waited, cpu, tl := frontierRun(b, c.hosts, c.delay, c.wait)
+				elapsed, waited, cpu, tl := frontierRun(b, c.hosts, c.delay, c.wait, c.files, c.extract)
 				b.ReportMetric(elapsed.Seconds(), "s")
 				b.ReportMetric(tl.queued.Seconds(), "queued_s")
 				b.ReportMetric(tl.limit.Seconds(), "limit_s")
@@ -77,6 +85,9 @@ func BenchmarkPageFrontier(b *testing.B) {
 				b.ReportMetric(float64(waited)/elapsed.Seconds(), "pages/s")
 				if c.wait > 0 {
 					b.ReportMetric(elapsed.Seconds(), "small_s")
+				}
+				if c.files > 0 {
+					b.ReportMetric(float64(tl.articles)/elapsed.Seconds(), "articles/s")
 				}
 				b.StartTimer()
 			}
@@ -106,13 +117,27 @@ func repeat(n, v int) []int {
 // each page a delay after the one before); when the last waited-for host
 // had its first page fetched; and the median time from a host's first
 // page to its last.
-type timeline struct{ queued, limit, lastStart, spanP50 time.Duration }
+type timeline struct {
+	queued, limit, lastStart, spanP50 time.Duration
+	articles                          int // extracted by the end
+}
 
 // frontierRun queues the pages and waits until those of hosts[wait:] are
 // done; it returns how long that took, how many pages those were, the
 // CPU the process used and the run's timeline.
-func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time.Duration, int, time.Duration, timeline) {
-	fr := newFrontier(b, hosts, delay, withJobs(func(c *jobs.Config) { c.PollInterval, c.FetchCooldown = 0, 0 }))
+func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int, files time.Duration, extract int) (time.Duration, int, time.Duration, timeline) {
+	opts := []stackOption{withJobs(func(c *jobs.Config) { c.PollInterval, c.FetchCooldown, c.ArticleWorkers = 0, 0, extract })}
+	if files > 0 {
+		opts = append(opts, withPages(pages.Config{Dir: b.TempDir(), Process: "frontier", MaxFileAge: files}))
+	}
+	fr := newFrontier(b, hosts, delay, opts...)
+	if files > 0 {
+		// The files stored as they come due, as serve stores them.
+		roll, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); fr.s.app.RollPages(roll, files/4) }()
+		defer func() { stop(); <-done }()
+	}
 	waited := 0
 	for _, n := range hosts[wait:] {
 		waited += n
@@ -142,6 +167,7 @@ func frontierRun(b *testing.B, hosts []int, delay time.Duration, wait int) (time
 		time.Sleep(200 * time.Millisecond)
 	}
 	elapsed, cpu := time.Since(start), benchmem.CPUTime()-cpu0
+	require.NoError(b, fr.db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM articles`).Scan(&tl.articles))
 	var failed int
 	require.NoError(b, fr.db.Reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM pages WHERE state = 'failed'`).Scan(&failed))
 	require.Zero(b, failed, "no page failed")
@@ -207,6 +233,7 @@ func newFrontier(tb testing.TB, hosts []int, delay time.Duration, opts ...stackO
 	fr.db = sqlstoretest.OpenSQLite(tb)
 	fr.s = newStack(tb, fr.db, append([]stackOption{withQueue(), withHarvest(harvestOpts{fetch: client, interval: time.Hour}),
 		withPages(pages.Config{Dir: tb.TempDir(), Process: "frontier"})}, opts...)...)
+
 	ctx := context.Background()
 	for _, p := range fr.pubs {
 		sd := &seedengine.Seed{DomainID: "media:sg:" + p.Host, ContentType: seedengine.ContentTypeNews, Category: "news",

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +37,7 @@ import (
 // process, so every page has something to show.
 type fullEnv struct {
 	ts    *httptest.Server
+	db    *sqlstore.DB
 	admin string // an admin key
 }
 
@@ -67,7 +69,7 @@ func setupFull(t *testing.T) *fullEnv {
 	api := httpapi.New(httpapi.Config{Logger: log, Version: "test", RateLimit: -1, Categories: []string{"news"}}, deps)
 	con = console.New(console.Config{Version: "test"}, console.Deps{API: api, Keys: a.Keys,
 		Sessions: sqlstore.NewConsoleSessionService(db), QueueUI: queueUI})
-	e := &fullEnv{ts: httptest.NewServer(api.Handler())}
+	e := &fullEnv{ts: httptest.NewServer(api.Handler()), db: db}
 	t.Cleanup(e.ts.Close)
 	_, e.admin, err = a.Keys.CreateAPIKey(t.Context(), "alice", seedengine.ScopeAdmin)
 	require.NoError(t, err)
@@ -300,6 +302,19 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 	}
 
+	// An active seed that fetches pages: an article, its copy, and a page
+	// that is not an article.
+	const itemSeed = "gov:sg:mof.gov.sg::news"
+	createActiveSeed(t, e.db, "gov:sg:mof.gov.sg")
+	notArticle := &seedengine.Article{ArticleFields: seedengine.ArticleFields{Title: "Video: the minister on the budget",
+		NotArticle: "not_article_type", Methods: map[string]string{"title": "opengraph"}}}
+	its := harvestPages(t, e.db, itemSeed, []pageCase{
+		{title: "Budget 2027", state: seedengine.PageStored, status: 200, article: budgetArticle(), hash: 0x5eed},
+		{title: "Budget 2027, the wire's copy", state: seedengine.PageStored, status: 200, article: budgetArticle(), hash: 0x5eed},
+		{title: "Video", state: seedengine.PageStored, status: 200, article: notArticle},
+		{title: "Gone", state: seedengine.PageFailed, status: 404, reason: "http_404"},
+	})
+
 	// What the issue asked for besides axe's rules, at 1280.
 	expect := func(what, js string) {
 		t.Helper()
@@ -383,6 +398,10 @@ func TestBrowserAccessibility(t *testing.T) {
 		{name: "domain", path: "/console/domains/" + url.PathEscape(seed.DomainID)},
 		{name: "seeds", path: "/console/seeds?status=draft"},
 		{name: "seed", path: "/console/seeds/" + url.PathEscape(seed.SeedID) + "?status=draft"},
+		{name: "seed (active, its items)", path: "/console/seeds/" + url.PathEscape(itemSeed)},
+		{name: "item (an article's copy)", path: "/console/items/" + strconv.FormatInt(its[1].ID, 10)},
+		{name: "item (not an article)", path: "/console/items/" + strconv.FormatInt(its[2].ID, 10)},
+		{name: "item (no page)", path: "/console/items/" + strconv.FormatInt(its[3].ID, 10)},
 		{name: "work", path: "/console/work"},
 		{name: "work, research form error", send: sendForm("research", map[string]string{
 			"country": "sg", "category": "Bad Category!", "date": partitionDate, "urls": "https://www.mom.gov.sg/"})},

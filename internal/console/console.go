@@ -166,6 +166,7 @@ func (c *Console) routes() []route {
 		{"GET /console/seeds", c.session(read, c.handleSeeds)},
 		{"GET /console/seeds/export", c.session(read, c.handleSeedsExport)},
 		{"GET /console/seeds/{id}", c.session(read, c.handleSeed)},
+		{"GET /console/items/{id}", c.session(read, c.handleItem)},
 		{"POST /console/seeds/bulk", c.session(admin, c.handleSeedsBulk)},
 		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},
 		{"GET /console/work", c.session(read, c.handleWork)},

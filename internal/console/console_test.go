@@ -84,7 +84,7 @@ func setupWith(t *testing.T, o options) *env {
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1, TrustedProxies: o.proxies}, httpapi.Deps{
 		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs, Review: contract.NewReview(e.seeds, blobs, contract.Config{}),
-		SeedChecks: e.seeds, Items: sqlstore.NewItemService(db),
+		SeedChecks: e.seeds, Items: sqlstore.NewItemService(db), Pages: sqlstore.NewPageService(db), Articles: sqlstore.NewArticleService(db),
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
 	// A stand-in for River UI unless o.riverUI (internal/jobs tests the real one).

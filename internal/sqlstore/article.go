@@ -32,8 +32,8 @@ func NewArticleService(db *DB) *ArticleService { return &ArticleService{db: db} 
 // article recorded before it.
 const articlesLock = 0x5eedA271
 
-// searchTextLimit bounds the text PostgreSQL indexes for search (a
-// tsvector holds at most 1 MB).
+// searchTextLimit bounds the bytes of text PostgreSQL indexes for search
+// (a tsvector holds at most 1 MB).
 const searchTextLimit = 200_000
 
 // HasArticle reports whether an item's article is recorded.
@@ -97,12 +97,12 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 		if s.db.engine == EnginePostgres {
 			cols += `, search`
 			vals += `, setweight(to_tsvector('simple', $16), 'A') || to_tsvector('simple', $17)`
-			args = append(args, a.Title, clip(a.Text, searchTextLimit))
+			args = append(args, articleSearchText(a.Title), articleSearchText(clip(a.Text, searchTextLimit)))
 		}
 		if err := tx.QueryRowContext(ctx, `INSERT INTO articles (`+cols+`) VALUES (`+vals+`) RETURNING id`, args...).Scan(&a.ID); err != nil {
 			return err
 		}
-		if s.db.engine == EngineSQLite && isArticle {
+		if s.db.engine == EngineSQLite {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO articles_fts (rowid, title, text) VALUES ($1, $2, $3)`, a.ID, a.Title, a.Text); err != nil {
 				return err
 			}
@@ -209,7 +209,7 @@ func (s *ArticleService) FindArticles(ctx context.Context, f seedengine.ArticleF
 			return nil, err
 		}
 		if s.db.engine == EnginePostgres {
-			add("a.search @@ websearch_to_tsquery('simple', ?)", f.Query)
+			add("a.search @@ to_tsquery('simple', ?)", tsQuery(q))
 		} else {
 			add("a.id IN (SELECT rowid FROM articles_fts WHERE articles_fts MATCH ?)", fts5Query(q))
 		}
@@ -370,7 +370,8 @@ func (s *ArticleService) MarkParquetWritten(ctx context.Context, p seedengine.Pa
 // order, and calls queue with each batch of up to 1,000 of their item IDs
 // in a transaction of its own (the queue's QueueArticleExtractsTx, whose
 // jobs are unique: a page whose job still waits is not queued twice). It
-// looks at no more than limit pages and returns how many it passed on.
+// stops once it has passed on limit or more (whole batches) and returns
+// how many it passed on.
 // What it finds: pages whose job was discarded after its attempts, and
 // pages stored before articles were extracted.
 func (s *ArticleService) QueueMissing(ctx context.Context, limit int, queue func(context.Context, *sql.Tx, []int64) error) (int, error) {

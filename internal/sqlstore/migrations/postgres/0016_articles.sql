@@ -25,7 +25,8 @@ CREATE TABLE articles (
     extracted_at timestamptz NOT NULL,
     file         integer,
     -- Full-text search over title and text ('simple': no stemming, as
-    -- SQLite's unicode61; the text cut at 200,000 characters).
+    -- SQLite's unicode61), of the text split into the words that
+    -- tokenizer finds, accents off; the text cut at 200,000 bytes.
     search       tsvector NOT NULL,
     article_json text NOT NULL
 );
