@@ -52,8 +52,8 @@ type Article struct {
 	Date string `json:"date"`
 	ArticleFields
 	// DuplicateOf is the first article whose text is the same or nearly
-	// the same (a syndicated copy: SimHash of its word shingles within
-	// DuplicateDistance bits).
+	// the same (a syndicated copy: the MinHash estimate of the Jaccard
+	// similarity of their word shingles at least 0.7).
 	DuplicateOf int64     `json:"duplicate_of,omitempty"`
 	ExtractedAt time.Time `json:"extracted_at"`
 }
@@ -61,6 +61,16 @@ type Article struct {
 // Partition is the article's item's partition.
 func (a *Article) Partition() Partition {
 	return Partition{Country: a.Country, Category: a.Category, Date: a.Date}
+}
+
+// CopyKey is what finds an article's copies (internal/article's
+// MinHash): its signature as stored, the keys of its bands (an earlier
+// article sharing one is compared) and the comparison of two stored
+// signatures. An article without one is never grouped.
+type CopyKey struct {
+	Signature []byte
+	Bands     []int64
+	Same      func(a, b []byte) bool
 }
 
 // Reasons a stored page is not an article beyond the extractor's own.

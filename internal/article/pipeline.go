@@ -22,7 +22,7 @@ type Pages interface {
 // is one.
 type Articles interface {
 	HasArticle(ctx context.Context, itemID int64) (bool, error)
-	RecordArticle(ctx context.Context, a *seedengine.Article, hash uint64, bands [4]uint16, near func(a, b uint64) bool) (bool, error)
+	RecordArticle(ctx context.Context, a *seedengine.Article, copies seedengine.CopyKey) (bool, error)
 }
 
 // Extractor makes a stored page's article: the article_extract job's
@@ -94,12 +94,11 @@ func (e *Extractor) ExtractArticle(ctx context.Context, itemID int64) error {
 		a.Methods = map[string]string{}
 	}
 	a.ExtractedAt = e.now().UTC().Truncate(time.Microsecond)
-	var hash uint64
+	var copies seedengine.CopyKey
 	if a.NotArticle == "" {
-		hash = SimHash(a.Text)
+		copies = CopyKeyOf(a.Text)
 	}
-	near := func(x, y uint64) bool { return Distance(x, y) <= DuplicateDistance }
-	recorded, err := e.articles.RecordArticle(ctx, a, hash, Bands(hash), near)
+	recorded, err := e.articles.RecordArticle(ctx, a, copies)
 	if err != nil || !recorded {
 		return err
 	}

@@ -1,6 +1,8 @@
 package console_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,7 +24,7 @@ type pageCase struct {
 	status int                  // the HTTP status of a page that has one
 	reason string               // why a page was skipped or failed
 	// article, when set, is recorded as the stored page's article (its
-	// item, seed and partition filled in); hash is its SimHash: two
+	// item, seed and partition filled in); hash stands for its text: two
 	// articles with the same hash are copies.
 	article *seedengine.Article
 	hash    uint64
@@ -94,9 +96,10 @@ func harvestPages(t *testing.T, db *sqlstore.DB, seedID string, cases []pageCase
 				if a.Methods == nil {
 					a.Methods = map[string]string{}
 				}
-				h := c.hash
-				bands := [4]uint16{uint16(h >> 48), uint16(h >> 32), uint16(h >> 16), uint16(h)}
-				recorded, err := articles.RecordArticle(ctx, &a, h, bands, func(x, y uint64) bool { return x == y })
+				// A signature of the hash: equal hashes are copies.
+				sig := bytes.Repeat(binary.LittleEndian.AppendUint64(nil, c.hash), 30)
+				key := seedengine.CopyKey{Signature: sig, Bands: []int64{int64(c.hash)}, Same: bytes.Equal}
+				recorded, err := articles.RecordArticle(ctx, &a, key)
 				require.NoError(t, err)
 				require.True(t, recorded)
 				out[i].Article = a.ID

@@ -49,12 +49,11 @@ func (s *ArticleService) HasArticle(ctx context.Context, itemID int64) (bool, er
 	return true, nil
 }
 
-// RecordArticle records a's article (a.ItemID's) with the SimHash of its
-// text, setting a.ID and, when an earlier article's text is within
-// bands' distance, a.DuplicateOf (the first of the group). It reports
-// false, changing nothing, when the item's article is already recorded
-// (a job run twice). near says whether two hashes are the same text.
-func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Article, hash uint64, bands [4]uint16, near func(a, b uint64) bool) (bool, error) {
+// RecordArticle records a's article (a.ItemID's), setting a.ID and, when
+// an earlier article's text is a copy of its own by copies (the first of
+// the group: DuplicateOf), a.DuplicateOf. It reports false, changing
+// nothing, when the item's article is already recorded (a job run twice).
+func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Article, copies seedengine.CopyKey) (bool, error) {
 	recorded := false
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
 		if s.db.engine == EnginePostgres {
@@ -71,13 +70,10 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 			return err
 		}
 		isArticle := a.NotArticle == ""
+		grouped := isArticle && len(copies.Signature) > 0 && len(copies.Bands) > 0 && copies.Same != nil
 		a.DuplicateOf = 0
-		var bandArgs [4]any
-		if isArticle && hash != 0 {
-			for i, b := range bands {
-				bandArgs[i] = int64(b)
-			}
-			if a.DuplicateOf, err = s.original(ctx, tx, hash, bandArgs, near); err != nil {
+		if grouped {
+			if a.DuplicateOf, err = s.original(ctx, tx, copies); err != nil {
 				return err
 			}
 		}
@@ -85,18 +81,20 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 		if err != nil {
 			return err
 		}
-		var dup any
+		var dup, sig any
 		if a.DuplicateOf != 0 {
 			dup = a.DuplicateOf
 		}
-		cols := `item_id, seed_id, country, category, day, language, not_article, simhash, band0, band1, band2, band3,
-			duplicate_of, extracted_at, article_json`
-		vals := `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15`
-		args := []any{a.ItemID, a.SeedID, a.Country, a.Category, a.Date, a.Language, a.NotArticle, int64(hash),
-			bandArgs[0], bandArgs[1], bandArgs[2], bandArgs[3], dup, s.db.timeArg(a.ExtractedAt), string(body)}
+		if grouped {
+			sig = copies.Signature
+		}
+		cols := `item_id, seed_id, country, category, day, language, not_article, minhash, duplicate_of, extracted_at, article_json`
+		vals := `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11`
+		args := []any{a.ItemID, a.SeedID, a.Country, a.Category, a.Date, a.Language, a.NotArticle, sig, dup,
+			s.db.timeArg(a.ExtractedAt), string(body)}
 		if s.db.engine == EnginePostgres {
 			cols += `, search`
-			vals += `, setweight(to_tsvector('simple', $16), 'A') || to_tsvector('simple', $17)`
+			vals += `, setweight(to_tsvector('simple', $12), 'A') || to_tsvector('simple', $13)`
 			args = append(args, articleSearchText(a.Title), articleSearchText(clip(a.Text, searchTextLimit)))
 		}
 		if err := tx.QueryRowContext(ctx, `INSERT INTO articles (`+cols+`) VALUES (`+vals+`) RETURNING id`, args...).Scan(&a.ID); err != nil {
@@ -104,6 +102,22 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 		}
 		if s.db.engine == EngineSQLite {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO articles_fts (rowid, title, text) VALUES ($1, $2, $3)`, a.ID, a.Title, a.Text); err != nil {
+				return err
+			}
+		}
+		if grouped {
+			var b strings.Builder
+			b.WriteString(`INSERT INTO article_bands (band_key, article_id) VALUES `)
+			bandArgs := []any{a.ID}
+			for i, k := range copies.Bands {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				bandArgs = append(bandArgs, k)
+				fmt.Fprintf(&b, "($%d, $1)", len(bandArgs))
+			}
+			b.WriteString(` ON CONFLICT DO NOTHING`)
+			if _, err := tx.ExecContext(ctx, b.String(), bandArgs...); err != nil {
 				return err
 			}
 		}
@@ -132,27 +146,35 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 	return recorded, nil
 }
 
-// maxDuplicateCandidates bounds the earlier articles a new one's bands
-// bring to compare: the first ones, which hold the originals.
-const maxDuplicateCandidates = 1000
+// maxCopyCandidates bounds the earlier articles a new one's bands bring
+// to compare: the first ones, which hold the originals.
+const maxCopyCandidates = 1000
 
-// original returns the first article of the group whose text is near
-// hash's (0 when none): of the articles sharing a band with it, those
-// near it, each standing for its own original.
-func (s *ArticleService) original(ctx context.Context, tx *sql.Tx, hash uint64, bands [4]any, near func(a, b uint64) bool) (int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, simhash, COALESCE(duplicate_of, 0) FROM articles
-		WHERE band0 = $1 OR band1 = $2 OR band2 = $3 OR band3 = $4 ORDER BY id LIMIT `+strconv.Itoa(maxDuplicateCandidates), bands[:]...)
+// original returns the first article of the group whose text copies
+// matches (0 when none): of the articles sharing a band key with it,
+// those whose signature is the same text, each standing for its own
+// original.
+func (s *ArticleService) original(ctx context.Context, tx *sql.Tx, copies seedengine.CopyKey) (int64, error) {
+	ph := make([]string, len(copies.Bands))
+	args := make([]any, len(copies.Bands))
+	for i, k := range copies.Bands {
+		ph[i], args[i] = "$"+strconv.Itoa(i+1), k
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT a.id, a.minhash, COALESCE(a.duplicate_of, 0) FROM articles a
+		WHERE a.id IN (SELECT article_id FROM article_bands WHERE band_key IN (`+strings.Join(ph, ",")+`))
+		ORDER BY a.id LIMIT `+strconv.Itoa(maxCopyCandidates), args...)
 	if err != nil {
 		return 0, fmt.Errorf("find copies: %w", err)
 	}
 	defer func() { _ = rows.Close() }()
 	var best int64
 	for rows.Next() {
-		var id, h, of int64
-		if err := rows.Scan(&id, &h, &of); err != nil {
+		var id, of int64
+		var sig []byte
+		if err := rows.Scan(&id, &sig, &of); err != nil {
 			return 0, fmt.Errorf("find copies: %w", err)
 		}
-		if !near(hash, uint64(h)) {
+		if !copies.Same(copies.Signature, sig) {
 			continue
 		}
 		if of == 0 {

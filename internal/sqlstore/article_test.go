@@ -120,26 +120,29 @@ func notArticle(it seedengine.Item, reason, title, text string) *seedengine.Arti
 	return a
 }
 
-// nearHash is what internal/article takes for the same text.
-func nearHash(x, y uint64) bool { return article.Distance(x, y) <= article.DuplicateDistance }
+// keyOf is a signature's copy key, as internal/article makes it.
+func keyOf(sig article.Signature) seedengine.CopyKey {
+	bands := sig.BandKeys()
+	return seedengine.CopyKey{Signature: sig.Bytes(), Bands: bands[:], Same: article.SameText}
+}
 
-// record records a with hash as the article_extract job does.
-func (w *articleWorld) record(t *testing.T, a *seedengine.Article, hash uint64) bool {
+// record records a with its copy key as the article_extract job does.
+func (w *articleWorld) record(t *testing.T, a *seedengine.Article, key seedengine.CopyKey) bool {
 	t.Helper()
-	ok, err := w.articles.RecordArticle(t.Context(), a, hash, article.Bands(hash), nearHash)
+	ok, err := w.articles.RecordArticle(t.Context(), a, key)
 	require.NoError(t, err)
 	return ok
 }
 
-// recordText records a with its text's SimHash (none for a page that is
+// recordText records a with its text's copy key (none for a page that is
 // not an article).
 func (w *articleWorld) recordText(t *testing.T, a *seedengine.Article) {
 	t.Helper()
-	var h uint64
+	var key seedengine.CopyKey
 	if a.NotArticle == "" {
-		h = article.SimHash(a.Text)
+		key = article.CopyKeyOf(a.Text)
 	}
-	require.True(t, w.record(t, a, h), "item %d", a.ItemID)
+	require.True(t, w.record(t, a, key), "item %d", a.ItemID)
 }
 
 // requireSameArticle compares articles as they are kept and served: JSON.
@@ -187,7 +190,7 @@ func TestArticleRecordOnce(t *testing.T) {
 		text := "Coffee prices rose sharply on Monday as the importer raised its rates for the third time this year."
 		a := newArticle(items[0], "Coffee prices rise", text)
 		a.Authors, a.PublishedAt, a.SiteName, a.Section = []string{"Jane Tan"}, &published, "The Straits Times", "Business"
-		require.True(t, w.record(t, a, article.SimHash(text)))
+		require.True(t, w.record(t, a, article.CopyKeyOf(text)))
 		require.Positive(t, a.ID)
 		require.Zero(t, a.DuplicateOf)
 		got, err := w.articles.FindItemArticle(ctx, items[0].ID)
@@ -201,7 +204,7 @@ func TestArticleRecordOnce(t *testing.T) {
 
 		// The job run again: nothing changes, not even with another text.
 		again := newArticle(items[0], "Another title", "Another text altogether, which would not be a copy.")
-		require.False(t, w.record(t, again, article.SimHash(again.Text)))
+		require.False(t, w.record(t, again, article.CopyKeyOf(again.Text)))
 		require.Zero(t, again.ID, "a second record gets no id")
 		got, err = w.articles.FindItemArticle(ctx, items[0].ID)
 		require.NoError(t, err)
@@ -215,12 +218,12 @@ func TestArticleRecordOnce(t *testing.T) {
 
 		// A page that is not an article, a copy of the first, another story.
 		no := notArticle(items[1], seedengine.NotArticleHTML, "", "")
-		require.True(t, w.record(t, no, 0))
+		require.True(t, w.record(t, no, seedengine.CopyKey{}))
 		copyOf := newArticle(items[2], "Coffee prices rise again", text)
-		require.True(t, w.record(t, copyOf, article.SimHash(text)))
+		require.True(t, w.record(t, copyOf, article.CopyKeyOf(text)))
 		require.Equal(t, a.ID, copyOf.DuplicateOf)
 		other := newArticle(items[3], "Harbour report", "Shipping volumes at the harbour fell as storms closed the strait for two days.")
-		require.True(t, w.record(t, other, article.SimHash(other.Text)))
+		require.True(t, w.record(t, other, article.CopyKeyOf(other.Text)))
 		require.Zero(t, other.DuplicateOf)
 		ids := []int64{a.ID, no.ID, copyOf.ID, other.ID}
 		for i := 1; i < len(ids); i++ {
@@ -248,9 +251,10 @@ func TestArticleRecordOnce(t *testing.T) {
 	})
 }
 
-// A copy (SimHash within DuplicateDistance bits) is a duplicate of the
-// first article of its group, found through a shared band; a page that is
-// not an article is neither a copy nor an original.
+// A copy (signatures agreeing on at least CopySimilarity of their
+// values) is a duplicate of the first article of its group, found through
+// a shared band; a page that is not an article is neither a copy nor an
+// original.
 func TestArticleCopies(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
@@ -259,26 +263,31 @@ func TestArticleCopies(t *testing.T) {
 		day := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 		items := w.newItems(t, "media:sg:straitstimes.com", "news", false, day, 9)
 
-		h := article.SimHash("The central bank held its benchmark rate steady on Tuesday, citing easing inflation and a firm currency.")
-		require.NotZero(t, h)
-		flip := func(x uint64, bits ...int) uint64 {
-			for _, b := range bits {
-				x ^= 1 << b
+		h, ok := article.MinHash("The central bank held its benchmark rate steady on Tuesday, citing easing inflation and a firm currency.")
+		require.True(t, ok)
+		// change returns sig with the values at positions changed: bands
+		// are BandRows values each, from the first.
+		mask := uint32(0)
+		change := func(sig article.Signature, from, to int) article.Signature {
+			mask += 0x5eed5eed // each its own changes: no two changed alike
+			for i := from; i < to; i++ {
+				sig[i] ^= mask
 			}
-			return x
+			return sig
 		}
-		hB := flip(h, 5)              // 1 bit from A
-		hC := flip(h, 40, 41, 50)     // 3 bits from A, 4 from B
-		hD := flip(h, 16, 17, 18, 19) // 4 bits from A, all in band 2: shares bands 0, 1 and 3
-		hE := flip(h, 5, 6, 7, 20)    // 3 bits from B, 4 from A
-		for _, c := range []struct {
-			x, y uint64
-			near bool
-		}{{h, hB, true}, {h, hC, true}, {hB, hC, false}, {h, hD, false}, {hB, hE, true}, {h, hE, false}, {hC, hE, false}, {hD, hE, false}} {
-			require.Equal(t, c.near, nearHash(c.x, c.y), "%x %x", c.x, c.y)
-		}
-		shares := func(x, y uint64) bool {
-			bx, by := article.Bands(x), article.Bands(y)
+		rows := article.BandRows
+		hB := change(h, 0, 5)        // 55 of 60 values of A's: a copy; bands 1… shared
+		hC := change(h, 0, 3*rows)   // 42 of 60 (0.70): a copy, just
+		hD := change(h, 0, 3*rows+1) // 41 of 60: no copy, though it shares bands 4…
+		hE := change(hB, 6, 20)      // B's but 14 more: 46 of 60 of B's, 41 of A's
+		sim := func(x, y article.Signature) float64 { return x.Similarity(&y) }
+		require.GreaterOrEqual(t, sim(h, hB), article.CopySimilarity)
+		require.GreaterOrEqual(t, sim(h, hC), article.CopySimilarity)
+		require.Less(t, sim(h, hD), article.CopySimilarity)
+		require.GreaterOrEqual(t, sim(hB, hE), article.CopySimilarity)
+		require.Less(t, sim(h, hE), article.CopySimilarity)
+		shares := func(x, y article.Signature) bool {
+			bx, by := x.BandKeys(), y.BandKeys()
 			for i := range bx {
 				if bx[i] == by[i] {
 					return true
@@ -289,34 +298,34 @@ func TestArticleCopies(t *testing.T) {
 		require.True(t, shares(h, hD), "D is a candidate of A's")
 		require.True(t, shares(hB, hE))
 
-		rec := func(i int, hash uint64) *seedengine.Article {
+		rec := func(i int, sig article.Signature) *seedengine.Article {
 			a := newArticle(items[i], fmt.Sprintf("Story %d", i), fmt.Sprintf("The text of story %d.", i))
-			require.True(t, w.record(t, a, hash))
+			require.True(t, w.record(t, a, keyOf(sig)))
 			return a
 		}
 		A := rec(0, h)
 		require.Zero(t, A.DuplicateOf)
 		B := rec(1, hB)
-		require.Equal(t, A.ID, B.DuplicateOf, "1 bit away")
+		require.Equal(t, A.ID, B.DuplicateOf, "55 of 60")
 		C := rec(2, hC)
-		require.Equal(t, A.ID, C.DuplicateOf, "3 bits away")
+		require.Equal(t, A.ID, C.DuplicateOf, "42 of 60")
 		D := rec(3, hD)
-		require.Zero(t, D.DuplicateOf, "4 bits away, sharing bands")
+		require.Zero(t, D.DuplicateOf, "41 of 60, sharing bands")
 		E := rec(4, hE)
 		require.Equal(t, A.ID, E.DuplicateOf, "near B only, a copy of A: the group's first")
 
 		// A page that is not an article with A's hash is no copy; one
 		// recorded first with a fresh hash is no original of the article
 		// that comes after it.
-		g := ^h
+		g := change(h, 0, article.MinHashes)
 		N := notArticle(items[5], "too_short", "Story 5", "Short.")
-		require.True(t, w.record(t, N, h))
+		require.True(t, w.record(t, N, keyOf(h)))
 		require.Zero(t, N.DuplicateOf)
 		M := notArticle(items[6], "not_article_type", "Story 6", "A gallery.")
-		require.True(t, w.record(t, M, g))
+		require.True(t, w.record(t, M, keyOf(g)))
 		G := rec(7, g)
 		require.Zero(t, G.DuplicateOf, "the page that is not an article is no original")
-		G2 := rec(8, flip(g, 63))
+		G2 := rec(8, change(g, article.MinHashes-1, article.MinHashes))
 		require.Equal(t, G.ID, G2.DuplicateOf)
 
 		want := map[int64]int64{A.ID: 0, B.ID: A.ID, C.ID: A.ID, D.ID: 0, E.ID: A.ID, N.ID: 0, M.ID: 0, G.ID: 0, G2.ID: G.ID}

@@ -13,14 +13,10 @@ CREATE TABLE articles (
     day          text COLLATE "C" NOT NULL,
     language     text COLLATE "C" NOT NULL DEFAULT '',
     not_article  text COLLATE "C" NOT NULL DEFAULT '',
-    -- The SimHash of the text's word shingles and its four 16-bit bands:
-    -- a text within 3 bits shares a band with it. NULL bands for a page
-    -- that is not an article.
-    simhash      bigint NOT NULL DEFAULT 0,
-    band0        integer,
-    band1        integer,
-    band2        integer,
-    band3        integer,
+    -- The MinHash signature of the text's word shingles (60 uint32s,
+    -- internal/article), NULL for a page that is not an article; its
+    -- band keys are in article_bands.
+    minhash      bytea,
     duplicate_of bigint,
     extracted_at timestamptz NOT NULL,
     file         integer,
@@ -32,11 +28,15 @@ CREATE TABLE articles (
 );
 CREATE INDEX articles_partition ON articles (country, category, day, id);
 CREATE INDEX articles_seed ON articles (seed_id, id);
-CREATE INDEX articles_band0 ON articles (band0) WHERE band0 IS NOT NULL;
-CREATE INDEX articles_band1 ON articles (band1) WHERE band1 IS NOT NULL;
-CREATE INDEX articles_band2 ON articles (band2) WHERE band2 IS NOT NULL;
-CREATE INDEX articles_band3 ON articles (band3) WHERE band3 IS NOT NULL;
 CREATE INDEX articles_search ON articles USING gin (search);
+
+-- The band keys of each article's MinHash signature (internal/article):
+-- an earlier article sharing a key with a new one is compared with it.
+CREATE TABLE article_bands (
+    band_key   bigint NOT NULL,
+    article_id bigint NOT NULL REFERENCES articles (id),
+    PRIMARY KEY (band_key, article_id)
+);
 
 -- Counts per partition, kept as articles are recorded and files written;
 -- parquet_articles is how many the partition's Parquet file holds (it is

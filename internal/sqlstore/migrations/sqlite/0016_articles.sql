@@ -13,14 +13,10 @@ CREATE TABLE articles (
     day          TEXT NOT NULL,
     language     TEXT NOT NULL DEFAULT '',
     not_article  TEXT NOT NULL DEFAULT '',
-    -- The SimHash of the text's word shingles and its four 16-bit bands:
-    -- a text within 3 bits shares a band with it. NULL bands for a page
-    -- that is not an article.
-    simhash      INTEGER NOT NULL DEFAULT 0,
-    band0        INTEGER,
-    band1        INTEGER,
-    band2        INTEGER,
-    band3        INTEGER,
+    -- The MinHash signature of the text's word shingles (60 uint32s,
+    -- internal/article), NULL for a page that is not an article; its
+    -- band keys are in article_bands.
+    minhash      BLOB,
     duplicate_of INTEGER,
     extracted_at TEXT NOT NULL,
     file         INTEGER,
@@ -28,14 +24,18 @@ CREATE TABLE articles (
 );
 CREATE INDEX articles_partition ON articles (country, category, day, id);
 CREATE INDEX articles_seed ON articles (seed_id, id);
-CREATE INDEX articles_band0 ON articles (band0) WHERE band0 IS NOT NULL;
-CREATE INDEX articles_band1 ON articles (band1) WHERE band1 IS NOT NULL;
-CREATE INDEX articles_band2 ON articles (band2) WHERE band2 IS NOT NULL;
-CREATE INDEX articles_band3 ON articles (band3) WHERE band3 IS NOT NULL;
 
 -- Full-text search over title and text: FTS5, contentless (the text is
 -- in article_json), rowid the article's id.
 CREATE VIRTUAL TABLE articles_fts USING fts5 (title, text, content = '', tokenize = 'unicode61 remove_diacritics 2');
+
+-- The band keys of each article's MinHash signature (internal/article):
+-- an earlier article sharing a key with a new one is compared with it.
+CREATE TABLE article_bands (
+    band_key   INTEGER NOT NULL,
+    article_id INTEGER NOT NULL REFERENCES articles (id),
+    PRIMARY KEY (band_key, article_id)
+) WITHOUT ROWID;
 
 -- Counts per partition, kept as articles are recorded and files written;
 -- parquet_articles is how many the partition's Parquet file holds (it is
