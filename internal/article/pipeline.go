@@ -75,12 +75,19 @@ func (e *Extractor) ExtractArticle(ctx context.Context, itemID int64) error {
 	sp, err := pages.ReadStored(ctx, e.ranges, e.pages, p)
 	switch {
 	case errors.Is(err, pages.ErrUnreadable) || seedengine.ErrorCode(err) == seedengine.ETOOLARGE:
+		// For good: a damaged record, one too large. A WARC file or a
+		// revisit's original not found is retried instead: a store
+		// misconfigured for a while must not mark every page unreadable.
 		e.log.Error("a stored page cannot be read back", "event", "article_unreadable", "item_id", itemID, "err", err)
 		a.URL, a.NotArticle = pageURL, seedengine.NotArticleUnreadable
 	case err != nil:
 		return fmt.Errorf("read item %d's page: %w", itemID, err)
 	default:
 		fields, err := Extract(bytes.NewReader(sp.Body), sp.ContentType, pageURL)
+		if err != nil && !errors.Is(err, ErrNotHTML) {
+			// A page URL that is no absolute URL resolves nothing.
+			fields, err = Extract(bytes.NewReader(sp.Body), sp.ContentType, "")
+		}
 		switch {
 		case errors.Is(err, ErrNotHTML):
 			a.URL, a.NotArticle = pageURL, seedengine.NotArticleHTML
@@ -88,6 +95,9 @@ func (e *Extractor) ExtractArticle(ctx context.Context, itemID int64) error {
 			return fmt.Errorf("extract item %d's article: %w", itemID, err)
 		default:
 			a.ArticleFields = *fields
+			if a.URL == "" {
+				a.URL = pageURL
+			}
 		}
 	}
 	if a.Methods == nil {

@@ -520,3 +520,19 @@ func TestExtractorStoreErrors(t *testing.T) {
 	require.ErrorIs(t, extractor(ps, as, &fakeRanges{files: files}).ExtractArticle(t.Context(), 60), dbDown)
 	require.Empty(t, as.records)
 }
+
+// A page whose URL is no absolute URL is still read: its links resolve
+// against nothing.
+func TestExtractorRelativePageURL(t *testing.T) {
+	t.Parallel()
+	f := newWARCFile(t, "a.warc.gz")
+	p, _ := f.write(60, "https://riverside-daily.co.uk/local/old-bridge", htmlHeader, newsPage("Old bridge to close to cars"), nil)
+	p.URL, p.FinalURL = "local/old-bridge", ""
+	as := &fakeArticles{}
+	require.NoError(t, extractor(&fakePages{pages: map[int64]*seedengine.Page{60: p}}, as,
+		&fakeRanges{files: map[string][]byte{f.key: f.buf.Bytes()}}).ExtractArticle(t.Context(), 60))
+	require.Len(t, as.records, 1)
+	require.Empty(t, as.records[0].article.NotArticle)
+	require.Equal(t, "Old bridge to close to cars", as.records[0].article.Title)
+	require.Equal(t, "local/old-bridge", as.records[0].article.URL)
+}
