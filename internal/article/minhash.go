@@ -17,7 +17,7 @@ import (
 // signature's MinHashes values in Bands bands of BandRows; two texts
 // whose signatures agree on a whole band are compared (a pair with
 // similarity 0.7 shares a band with probability 0.71, at 0.8 0.95, at
-// 0.9 0.9997; at 0.3 0.007).
+// 0.9 0.9995; at 0.3 0.007).
 
 // ShingleWords is how many words a shingle holds.
 const ShingleWords = 3
