@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -74,7 +76,7 @@ func readStructured(doc *html.Node, base *url.URL) structured {
 	pick(&s.canonical, func(x *source) string { return x.canonical })
 	pick(&s.siteName, func(x *source) string { return x.siteName })
 	pick(&s.section, func(x *source) string { return x.section })
-	pick(&s.description, func(x *source) string { return x.description })
+	pick(&s.description, func(x *source) string { return plainText(x.description) })
 	pick(&s.image, func(x *source) string { return x.image })
 	pick(&s.language, func(x *source) string { return x.language })
 	pick(&s.body, func(x *source) string { return x.body })
@@ -549,16 +551,36 @@ func textOf(n *html.Node) string {
 
 // blockText is the text under n with a line break after each block
 // element, skipping scripts, styles and forms.
-func blockText(n *html.Node) string {
+func blockText(n *html.Node) string { return blockTextOf(n, false) }
+
+// blockTextOf is blockText. Elements are known by their tag name, not
+// only their atom: go-trafilatura's content tree holds elements it made
+// (a <li>, a <p>) with the name alone. With trimmed, the text pieces are
+// trimmed ones, as in that tree, which drops the space between a word and
+// the link or the code that follows it: a space goes back between two
+// pieces that meet letter to letter (or after a sentence's punctuation),
+// but not before a superscript or a subscript ("m²").
+func blockTextOf(n *html.Node, trimmed bool) string {
 	var b strings.Builder
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
+		a := n.DataAtom
+		if a == 0 && n.Type == html.ElementNode {
+			a = atom.Lookup([]byte(n.Data))
+		}
 		switch n.Type {
 		case html.TextNode:
+			if trimmed && b.Len() > 0 && n.Data != "" && !isSupSub(n.Parent) {
+				last, _ := utf8.DecodeLastRuneInString(b.String())
+				first, _ := utf8.DecodeRuneInString(n.Data)
+				if isAlnum(first) && (isAlnum(last) || strings.ContainsRune(".,;:!?)]»”", last)) {
+					b.WriteByte(' ')
+				}
+			}
 			b.WriteString(n.Data)
 			return
 		case html.ElementNode:
-			switch n.DataAtom {
+			switch a {
 			case atom.Script, atom.Style, atom.Noscript, atom.Form, atom.Button, atom.Iframe, atom.Svg:
 				return
 			case atom.Br:
@@ -570,12 +592,21 @@ func blockText(n *html.Node) string {
 			walk(c)
 		}
 		if n.Type == html.ElementNode {
-			switch n.DataAtom {
+			switch a {
 			case atom.P, atom.Div, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Li, atom.Blockquote, atom.Pre, atom.Tr, atom.Figcaption, atom.Section, atom.Article:
 				b.WriteByte('\n')
+			case atom.Td, atom.Th:
+				b.WriteByte(' ')
 			}
 		}
 	}
 	walk(n)
 	return b.String()
 }
+
+// isSupSub reports whether n is a superscript or a subscript.
+func isSupSub(n *html.Node) bool {
+	return n != nil && n.Type == html.ElementNode && (n.Data == "sup" || n.Data == "sub")
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
