@@ -123,6 +123,14 @@ func TestArticlesFromPages(t *testing.T) {
 			require.Equal(t, len(strings.Fields(a.Text)), a.WordCount)
 		}
 		require.Positive(t, notArticles)
+		for _, g := range all {
+			if g.article.NotArticle == "" && g.article.DuplicateOf != 0 {
+				b, err := json.MarshalIndent(g.article, "", "  ")
+				require.NoError(t, err)
+				t.Logf("a copy's article, as GET /api/v1/items/%d/article gives it:\n%s", g.item.ID, b)
+				break
+			}
+		}
 
 		// Copies: the same text (a wire story on every publisher, a page
 		// under two URLs) is one group, under its first article.

@@ -123,7 +123,7 @@ func (w *articleSweepWorker) Work(ctx context.Context, _ *river.Job[ArticleSweep
 	}
 	n, err := sweep(ctx)
 	if n > 0 {
-		w.q.log.Info("stored pages without an article queued for extraction", "event", "articles_queued", "pages", n)
+		w.q.log.Info("stored pages without an article passed to the queue (one already waiting is not doubled)", "event", "articles_queued", "pages", n)
 	}
 	return err
 }
