@@ -1154,6 +1154,8 @@ func (e ListBatchesParamsStatus) Valid() bool {
 
 // Defines values for ListDeadLettersParamsKind.
 const (
+	ListDeadLettersParamsKindArticleExtract      ListDeadLettersParamsKind = "article_extract"
+	ListDeadLettersParamsKindArticleSweep        ListDeadLettersParamsKind = "article_sweep"
 	ListDeadLettersParamsKindBatchFinished       ListDeadLettersParamsKind = "batch_finished"
 	ListDeadLettersParamsKindContractChunk       ListDeadLettersParamsKind = "contract_chunk"
 	ListDeadLettersParamsKindImportChunk         ListDeadLettersParamsKind = "import_chunk"
@@ -1176,6 +1178,10 @@ const (
 // Valid indicates whether the value is a known member of the ListDeadLettersParamsKind enum.
 func (e ListDeadLettersParamsKind) Valid() bool {
 	switch e {
+	case ListDeadLettersParamsKindArticleExtract:
+		return true
+	case ListDeadLettersParamsKindArticleSweep:
+		return true
 	case ListDeadLettersParamsKindBatchFinished:
 		return true
 	case ListDeadLettersParamsKindContractChunk:

@@ -74,7 +74,7 @@ func (s *Server) handleOrchestrate(ctx context.Context, in *orchestrateInput) (*
 // Dead letters: queue jobs that used every attempt, or failed at once.
 
 type deadLetterListInput struct {
-	Kind   string `query:"kind" enum:"batch_finished,contract_chunk,import_chunk,item_flush,liveness_chunk,metadata_schedule,metadata_sync,orchestration_domain,orchestration_file,page_fetch,page_sweep,research_chunk,retention,seed_alert,seed_check,seed_check_schedule,seed_drift" doc:"Only jobs of this kind."`
+	Kind   string `query:"kind" enum:"article_extract,article_sweep,batch_finished,contract_chunk,import_chunk,item_flush,liveness_chunk,metadata_schedule,metadata_sync,orchestration_domain,orchestration_file,page_fetch,page_sweep,research_chunk,retention,seed_alert,seed_check,seed_check_schedule,seed_drift" doc:"Only jobs of this kind."`
 	Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"1000"`
 	Offset int    `query:"offset" default:"0" minimum:"0" maximum:"9999" doc:"offset + limit is at most 10,000."`
 }

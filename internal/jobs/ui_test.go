@@ -215,7 +215,7 @@ func TestUIHandler(t *testing.T) {
 			for _, q := range list.Data {
 				names = append(names, q.Name)
 			}
-			require.ElementsMatch(t, []string{"default", jobs.QueueDomains, jobs.QueueLiveness, jobs.QueueMetadata, jobs.QueueSeedChecks, jobs.QueueAlerts, jobs.QueueItems, jobs.QueuePages}, names)
+			require.ElementsMatch(t, []string{"default", jobs.QueueDomains, jobs.QueueLiveness, jobs.QueueMetadata, jobs.QueueSeedChecks, jobs.QueueAlerts, jobs.QueueItems, jobs.QueuePages, jobs.QueueArticles}, names)
 
 			var q uiQueue
 			ui.json(http.MethodPut, "/api/queues/"+jobs.QueueMetadata+"/pause", nil, http.StatusOK, nil)
