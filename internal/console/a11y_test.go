@@ -38,6 +38,7 @@ import (
 type fullEnv struct {
 	ts    *httptest.Server
 	db    *sqlstore.DB
+	blobs *blobstore.Store
 	admin string // an admin key
 }
 
@@ -69,7 +70,7 @@ func setupFull(t *testing.T) *fullEnv {
 	api := httpapi.New(httpapi.Config{Logger: log, Version: "test", RateLimit: -1, Categories: []string{"news"}}, deps)
 	con = console.New(console.Config{Version: "test"}, console.Deps{API: api, Keys: a.Keys,
 		Sessions: sqlstore.NewConsoleSessionService(db), QueueUI: queueUI})
-	e := &fullEnv{ts: httptest.NewServer(api.Handler()), db: db}
+	e := &fullEnv{ts: httptest.NewServer(api.Handler()), db: db, blobs: blobs}
 	t.Cleanup(e.ts.Close)
 	_, e.admin, err = a.Keys.CreateAPIKey(t.Context(), "alice", seedengine.ScopeAdmin)
 	require.NoError(t, err)
@@ -308,12 +309,15 @@ func TestBrowserAccessibility(t *testing.T) {
 	createActiveSeed(t, e.db, "gov:sg:mof.gov.sg")
 	notArticle := &seedengine.Article{ArticleFields: seedengine.ArticleFields{Title: "Video: the minister on the budget",
 		NotArticle: "not_article_type", Methods: map[string]string{"title": "opengraph"}}}
-	its := harvestPages(t, e.db, itemSeed, []pageCase{
+	its := harvestPagesIn(t, e.db, e.blobs, itemSeed, []pageCase{
 		{title: "Budget 2027", state: seedengine.PageStored, status: 200, article: budgetArticle(), hash: 0x5eed},
 		{title: "Budget 2027, the wire's copy", state: seedengine.PageStored, status: 200, article: budgetArticle(), hash: 0x5eed},
 		{title: "Video", state: seedengine.PageStored, status: 200, article: notArticle},
 		{title: "Gone", state: seedengine.PageFailed, status: 404, reason: "http_404"},
+		{title: "Budget 2027, as archived", state: seedengine.PageStored, status: 200, article: budgetArticle(), hash: 0xa7c,
+			content: archivedHTML("a11y")},
 	})
+	itemDate := time.Now().UTC().Format(seedengine.DateLayout)
 
 	// What the issue asked for besides axe's rules, at 1280.
 	expect := func(what, js string) {
@@ -399,9 +403,16 @@ func TestBrowserAccessibility(t *testing.T) {
 		{name: "seeds", path: "/console/seeds?status=draft"},
 		{name: "seed", path: "/console/seeds/" + url.PathEscape(seed.SeedID) + "?status=draft"},
 		{name: "seed (active, its items)", path: "/console/seeds/" + url.PathEscape(itemSeed)},
+		// Read now's notice: waiting for the read (redrawn), and once it ran.
+		{name: "seed (read now queued)", path: "/console/seeds/" + url.PathEscape(itemSeed) + "?read=999999&read_at=" + strconv.FormatInt(time.Now().Unix(), 10)},
+		{name: "seed (read now ran)", path: "/console/seeds/" + url.PathEscape(itemSeed) + "?read=0"},
 		{name: "item (an article's copy)", path: "/console/items/" + strconv.FormatInt(its[1].ID, 10)},
 		{name: "item (not an article)", path: "/console/items/" + strconv.FormatInt(its[2].ID, 10)},
 		{name: "item (no page)", path: "/console/items/" + strconv.FormatInt(its[3].ID, 10)},
+		{name: "item (its archived page, framed)", path: "/console/items/" + strconv.FormatInt(its[4].ID, 10)},
+		{name: "items", path: "/console/items"},
+		{name: "items (a partition and its files)", path: "/console/items?country=sg&category=news&date=" + itemDate},
+		{name: "items (a search)", path: "/console/items?q=budget"},
 		{name: "work", path: "/console/work"},
 		{name: "work, research form error", send: sendForm("research", map[string]string{
 			"country": "sg", "category": "Bad Category!", "date": partitionDate, "urls": "https://www.mom.gov.sg/"})},

@@ -41,6 +41,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -116,6 +117,9 @@ type Console struct {
 	// sign-in attempts are limited per client address.
 	mu      sync.Mutex
 	signins map[string]*rate.Limiter
+	// itemTop and articleTop are the highest item and article ids the
+	// items page has seen: where it looks for the newest (itemlist.go).
+	itemTop, articleTop atomic.Int64
 }
 
 // Paths.
@@ -166,7 +170,10 @@ func (c *Console) routes() []route {
 		{"GET /console/seeds", c.session(read, c.handleSeeds)},
 		{"GET /console/seeds/export", c.session(read, c.handleSeedsExport)},
 		{"GET /console/seeds/{id}", c.session(read, c.handleSeed)},
+		{"GET /console/items", c.session(read, c.handleItems)},
 		{"GET /console/items/{id}", c.session(read, c.handleItem)},
+		{"GET /console/items/{id}/page", c.session(read, c.handleItemPageContent)},
+		{"GET /console/items/{country}/{category}/{date}/{file}", c.session(read, c.handleItemFile)},
 		{"POST /console/seeds/bulk", c.session(admin, c.handleSeedsBulk)},
 		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},
 		{"GET /console/work", c.session(read, c.handleWork)},

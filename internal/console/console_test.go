@@ -69,6 +69,9 @@ type options struct {
 	proxies []netip.Prefix
 	// riverUI mounts the real River UI instead of a stand-in.
 	riverUI bool
+	// checks queues a seed's check now (httpapi.Deps.SeedCheckQueue);
+	// nil: the API answers that route 503.
+	checks seedengine.SeedCheckEnqueuer
 }
 
 func setupWith(t *testing.T, o options) *env {
@@ -83,8 +86,8 @@ func setupWith(t *testing.T, o options) *env {
 	batches := sqlstoretest.RowsOnlyBatches(sqlstore.NewBatchService(db))
 	var con *console.Console
 	api := httpapi.New(httpapi.Config{RateLimit: -1, TrustedProxies: o.proxies}, httpapi.Deps{
-		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs, Review: contract.NewReview(e.seeds, blobs, contract.Config{}),
-		SeedChecks: e.seeds, Items: sqlstore.NewItemService(db), Pages: sqlstore.NewPageService(db), Articles: sqlstore.NewArticleService(db),
+		APIKeys: e.keys, Batches: batches, Seeds: e.seeds, Objects: blobs, Ranges: blobs, Review: contract.NewReview(e.seeds, blobs, contract.Config{}),
+		SeedChecks: e.seeds, SeedCheckQueue: o.checks, Items: sqlstore.NewItemService(db), Pages: sqlstore.NewPageService(db), Articles: sqlstore.NewArticleService(db),
 		Console: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { con.ServeHTTP(w, r) }),
 	})
 	// A stand-in for River UI unless o.riverUI (internal/jobs tests the real one).

@@ -13,7 +13,11 @@ import (
 
 // policy is the Content-Security-Policy of every console response: this
 // origin only, no framing, and inline code only when its text has one of
-// the hashes given (so 'unsafe-inline' never appears).
+// the hashes given (so 'unsafe-inline' never appears). A console page may
+// frame this origin only (frame-src, which default-src implies, said
+// outright): the item page frames its archived page from
+// /console/items/{id}/page, the one response that may be framed
+// (items.go).
 func policy(scripts, styles []string) string {
 	src := func(hashes []string) string {
 		s := "'self'"
@@ -23,7 +27,7 @@ func policy(scripts, styles []string) string {
 		return s
 	}
 	return "default-src 'self'; script-src " + src(scripts) + "; style-src " + src(styles) +
-		"; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
+		"; img-src 'self' data:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
 }
 
 // riverUIStyles are the <style> texts River UI's scripts add to its page

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"mime"
 	"net/http"
 	"regexp"
 	"slices"
@@ -38,6 +39,9 @@ type itemData struct {
 	// DupItem is the item of the article this one copies (DuplicateOf),
 	// 0 when it could not be found.
 	DupItem int64
+	// Frame says the stored page is of a type the item page shows in its
+	// sandboxed frame (archivedType); any stored page can be downloaded.
+	Frame bool
 }
 
 // methodRow is one field of an article and the method that gave it.
@@ -76,13 +80,19 @@ func paragraphs(text string) []string {
 	return out
 }
 
+// itemID reads the {id} of an item route: a positive id written plainly.
+func itemID(r *http.Request) (int64, bool) {
+	raw := r.PathValue("id")
+	id, err := strconv.ParseInt(raw, 10, 64)
+	return id, err == nil && id >= 1 && strconv.FormatInt(id, 10) == raw
+}
+
 // handleItem shows one harvested item: the item, its page's state and its
 // article as text.
 func (c *Console) handleItem(w http.ResponseWriter, r *http.Request) {
 	s := sessFrom(r.Context())
-	raw := r.PathValue("id")
-	id, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil || id < 1 || strconv.FormatInt(id, 10) != raw {
+	id, ok := itemID(r)
+	if !ok {
 		c.renderError(w, r, s, http.StatusNotFound, "There is no such item.")
 		return
 	}
@@ -106,6 +116,8 @@ func (c *Console) handleItem(w http.ResponseWriter, r *http.Request) {
 	switch p := c.get(r, base+"/page", &pg); {
 	case p == nil:
 		d.Page = &pg
+		_, d.Frame = archivedType(pg.MIME)
+		d.Frame = d.Frame && pg.State == seedengine.PageStored
 	case p.Status != http.StatusNotFound:
 		d.PageErr = p.Detail
 	}
@@ -145,5 +157,127 @@ func (c *Console) handleItem(w http.ResponseWriter, r *http.Request) {
 	case d.Item.Title != "":
 		title = d.Item.Title
 	}
-	c.render(w, r, http.StatusOK, "item", page{Title: seedengine.Truncate(title, 200), Nav: "seeds", Data: d})
+	c.render(w, r, http.StatusOK, "item", page{Title: seedengine.Truncate(title, 200), Nav: "items", Data: d})
+}
+
+// The archived page. The item page shows an item's stored page in an
+// <iframe sandbox> (no allow-scripts, no allow-same-origin) whose src is
+// /console/items/{id}/page: the page's bytes as the API reads them back
+// from the WARC record (GET /api/v1/items/{id}/page/content), passed
+// through with the headers the API gives outside bytes, and two more
+// that let the console's own pages, and only them, frame it:
+//
+//   - Content-Security-Policy: the API's sandbox policy, word for word
+//     (sandbox; default-src 'none'; …: an origin of its own, no script,
+//     nothing loaded, not even an image), with frame-ancestors 'self'
+//     added, where every other console response says 'none';
+//   - X-Frame-Options: SAMEORIGIN where the console says DENY (for a
+//     browser that knows no frame-ancestors);
+//   - X-Content-Type-Options: nosniff, Referrer-Policy: no-referrer,
+//     Cache-Control: no-store, Cross-Origin-Resource-Policy: same-origin.
+//
+// Only HTML, XHTML and plain text are shown inline; any other type, and
+// every page with ?download=1, is an attachment.
+
+// archivedType is the Content-Type the console serves a stored page
+// with, rebuilt from its media type and charset alone, and whether the
+// frame may show it.
+func archivedType(ct string) (string, bool) {
+	mt, params, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return "application/octet-stream", false
+	}
+	switch mt {
+	case "text/html", "application/xhtml+xml", "text/plain":
+	default:
+		if out := mime.FormatMediaType(mt, nil); out != "" {
+			return out, false
+		}
+		return "application/octet-stream", false
+	}
+	var keep map[string]string
+	if cs := params["charset"]; cs != "" {
+		keep = map[string]string{"charset": cs}
+	}
+	out := mime.FormatMediaType(mt, keep)
+	if out == "" {
+		out = mt
+	}
+	return out, true
+}
+
+// archivedExt is the extension of a downloaded page's file name.
+func archivedExt(ct string) string {
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "text/html":
+		return ".html"
+	case "application/xhtml+xml":
+		return ".xhtml"
+	case "text/plain":
+		return ".txt"
+	case "application/pdf":
+		return ".pdf"
+	}
+	return ".bin"
+}
+
+// handleItemPageContent serves an item's stored page for the item page's
+// sandboxed frame, or as a download with ?download=1.
+func (c *Console) handleItemPageContent(w http.ResponseWriter, r *http.Request) {
+	s := sessFrom(r.Context())
+	id, ok := itemID(r)
+	if !ok {
+		c.renderError(w, r, s, http.StatusNotFound, "There is no such item.")
+		return
+	}
+	res := c.call(r, http.MethodGet, "/api/v1/items/"+strconv.FormatInt(id, 10)+"/page/content", "", nil)
+	if p := res.Error(); p != nil {
+		c.renderProblem(w, r, p)
+		return
+	}
+	// The API's policy for outside bytes, as it sent it: a console that
+	// got anything weaker (no sandbox, a default-src other than 'none')
+	// serves nothing.
+	policy := res.Header.Get("Content-Security-Policy")
+	if len(res.Header.Values("Content-Security-Policy")) != 1 || !sandboxed(policy) || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+		c.renderError(w, r, s, http.StatusBadGateway, "The API did not send the archived page with its protective headers; the console will not show it.")
+		return
+	}
+	ct, inline := archivedType(res.Header.Get("Content-Type"))
+	h := w.Header()
+	h.Set("Content-Security-Policy", policy+"; frame-ancestors 'self'")
+	h.Set("X-Frame-Options", "SAMEORIGIN")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", ct)
+	if !inline || r.URL.Query().Get("download") != "" {
+		h.Set("Content-Disposition", `attachment; filename="item-`+strconv.FormatInt(id, 10)+archivedExt(ct)+`"`)
+	} else {
+		h.Set("Content-Disposition", "inline")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(res.Body)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(res.Body)
+}
+
+// sandboxed reports whether a Content-Security-Policy has a sandbox
+// directive with no token (every restriction) and default-src 'none'.
+func sandboxed(policy string) bool {
+	var sandbox, none bool
+	for d := range strings.SplitSeq(policy, ";") {
+		f := strings.Fields(strings.ToLower(d))
+		switch {
+		case len(f) == 0:
+		case f[0] == "sandbox":
+			sandbox = len(f) == 1
+		case f[0] == "default-src":
+			none = len(f) == 2 && f[1] == "'none'"
+		case f[0] == "frame-ancestors":
+			return false // the console says who may frame it
+		}
+	}
+	return sandbox && none
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/sqlstore"
+	"github.com/seedengine/seedengine/internal/warc"
 )
 
 // pageCase is one item whose page and article harvestPages records.
@@ -28,6 +29,10 @@ type pageCase struct {
 	// articles with the same hash are copies.
 	article *seedengine.Article
 	hash    uint64
+	// content, when set, is a stored page's body, served with mime
+	// (text/html when empty): harvestPagesIn writes it into a real WARC
+	// record in blobs, where the API reads it back.
+	content, mime string
 }
 
 // recordedItem is an item harvestPages recorded, with its article's id
@@ -40,6 +45,13 @@ type recordedItem struct{ ID, Article int64 }
 // An article is recorded before its page is stored, so a running queue
 // finds no stored page without one to extract.
 func harvestPages(t *testing.T, db *sqlstore.DB, seedID string, cases []pageCase) []recordedItem {
+	t.Helper()
+	return harvestPagesIn(t, db, nil, seedID, cases)
+}
+
+// harvestPagesIn is harvestPages that also writes the stored pages whose
+// case has content to blobs, each as a WARC file of its own.
+func harvestPagesIn(t *testing.T, db *sqlstore.DB, blobs seedengine.ObjectStore, seedID string, cases []pageCase) []recordedItem {
 	t.Helper()
 	ctx := t.Context()
 	seeds, items := sqlstore.NewSeedService(db), sqlstore.NewItemService(db)
@@ -79,7 +91,23 @@ func harvestPages(t *testing.T, db *sqlstore.DB, seedID string, cases []pageCase
 			require.NoError(t, pages.MarkPageDone(ctx, it.ID, c.state, c.status, c.reason, at))
 		case seedengine.PageFetched, seedengine.PageStored:
 			spool := "spool-" + strconv.FormatInt(it.ID, 10)
+			name := "seedengine-test-" + spool + ".warc.gz"
 			p.Spool, p.SpoolOffset, p.SpoolLength, p.Status, p.MIME, p.FetchedAt = spool, 2048, 1000, c.status, "text/html", &at
+			var file []byte
+			if c.content != "" {
+				require.NotNil(t, blobs, "a page's content needs an object store")
+				require.Equal(t, seedengine.PageStored, c.state, "only a stored page has content")
+				if c.mime != "" {
+					p.MIME = c.mime
+				}
+				var buf bytes.Buffer
+				ww, err := warc.NewWriter(&buf, name, map[string]string{"software": "seedengine test"})
+				require.NoError(t, err)
+				resp := fmt.Sprintf("HTTP/1.1 %d OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n%s", c.status, p.MIME, len(c.content), c.content)
+				rec, err := ww.Write(warc.Capture{TargetURI: it.URL, Date: at, Response: []byte(resp)}, nil)
+				require.NoError(t, err)
+				p.SpoolOffset, p.SpoolLength, file = rec.Offset, rec.Length, buf.Bytes()
+			}
 			ok, err := pages.MarkPageFetched(ctx, p)
 			require.NoError(t, err)
 			require.True(t, ok)
@@ -105,9 +133,13 @@ func harvestPages(t *testing.T, db *sqlstore.DB, seedID string, cases []pageCase
 				out[i].Article = a.ID
 			}
 			part := it.Partition()
-			name := "seedengine-test-" + spool + ".warc.gz"
 			f := seedengine.WARCFile{Partition: part, Name: name, Records: 1, Bytes: 4096, StoredAt: at,
 				Key: "warc/country=" + part.Country + "/category=" + part.Category + "/date=" + part.Date + "/" + name}
+			if file != nil {
+				f.Bytes = int64(len(file))
+				_, err := blobs.Put(ctx, f.Key, bytes.NewReader(file), "application/warc")
+				require.NoError(t, err)
+			}
 			n, err := pages.StoreWARCFile(ctx, f, spool, nil)
 			require.NoError(t, err)
 			require.Equal(t, 1, n)

@@ -54,6 +54,11 @@ var notices = map[string]string{
 	"bulk_promote": "Promoted %s seeds.",
 	"bulk_reject":  "Rejected %s seeds.",
 	"bulk_suspend": "Suspended %s seeds.",
+	// Page fetching (harvest.pages), one seed's and many's.
+	"pages_on":       "Pages on for %s: each new item's page will be fetched and kept as WARC.",
+	"pages_off":      "Pages off for %s: new items' pages will not be fetched.",
+	"bulk_pages_on":  "Turned pages on for %s seeds.",
+	"bulk_pages_off": "Turned pages off for %s seeds.",
 }
 
 // noticeQuery is the query that makes a page show notice code done about

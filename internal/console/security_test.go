@@ -343,7 +343,7 @@ func readAll(t *testing.T, resp *http.Response) string {
 // own, written out (a suspension once read "Suspendd").
 func TestSeedActionNotices(t *testing.T) {
 	t.Parallel()
-	e := setup(t, false)
+	e := setupWith(t, options{checks: &readQueue{}})
 	const id = "gov:sg:mom.gov.sg::news"
 	createSeed(t, e, "gov:sg:mom.gov.sg", "MOM")
 	b := e.browser(t)
@@ -358,13 +358,18 @@ func TestSeedActionNotices(t *testing.T) {
 		"suspend":    "Suspended " + id + ".",
 		"reactivate": "Reactivated " + id + ".",
 		"archive":    "Archived " + id + ".",
+		"pages_on":   "Pages on for " + id + ": each new item's page will be fetched and kept as WARC.",
+		"pages_off":  "Pages off for " + id + ": new items' pages will not be fetched.",
+		// Read now's notice is the read's own, in a live region
+		// (seed_actions_test.go follows it until the read has run).
+		"check": "Read of " + id + " queued at ",
 	}
 	require.Equal(t, slices.Sorted(maps.Keys(want)), console.SeedActions(), "every action has its notice here")
 
-	actionRE := regexp.MustCompile(`(?:form)?action="/console/seeds/[^/"]+/([a-z]+)"`)
+	actionRE := regexp.MustCompile(`(?:form)?action="/console/seeds/[^/"]+/([a-z_]+)"`)
 	offered := map[string]bool{}
 	// In the order the seed's life allows each.
-	for _, action := range []string{"edit", "choose", "reject", "reopen", "promote", "accept", "suspend", "reactivate", "archive"} {
+	for _, action := range []string{"edit", "pages_on", "pages_off", "choose", "reject", "reopen", "promote", "check", "accept", "suspend", "reactivate", "archive"} {
 		if action == "accept" {
 			// A later contract run proposes a new version of the active seed.
 			sd, err := e.seeds.FindSeedByID(t.Context(), id)
@@ -392,6 +397,10 @@ func TestSeedActionNotices(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, loc.Query().Get("notice"), "the words are the console's, not the URL's")
 		shown := b.get(loc.RequestURI())
+		if action == "check" {
+			require.Regexp(t, `<div id="read-now" class="notice" role="status"[^>]*><p>`+regexp.QuoteMeta(html.EscapeString(want[action])), shown.body)
+			continue
+		}
 		require.Contains(t, shown.body, `<p class="notice" role="status">`+html.EscapeString(want[action])+`</p>`, action)
 	}
 	// A link cannot make a page say what it likes.

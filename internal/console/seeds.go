@@ -161,6 +161,9 @@ type seedData struct {
 	Pace  *seedengine.SeedCheck // the latest read that set a pace
 	Gaps  int                   // possible gaps among the reads listed
 	Reads int
+	// Read is the notice of a read asked for with Read now, while the
+	// page's query carries one (readNowOf); nil otherwise.
+	Read *readNow
 }
 
 // candidateRow is one candidate as the evidence table shows it: the
@@ -174,11 +177,16 @@ type candidateRow struct {
 func (c *Console) handleSeed(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	q := r.URL.Query()
+	if q.Get("part") == "read" {
+		c.handleSeedRead(w, r)
+		return
+	}
 	d := seedData{F: readFilter(q), Reasons: seedengine.RejectReasons}
 	if p := c.get(r, "/api/v1/seeds/"+pathEscape(id), &d.S); p != nil {
 		c.renderProblem(w, r, p)
 		return
 	}
+	d.Read = c.readNowOf(r, d.S.SeedID, d.F)
 	var next, prev list[seedengine.Seed]
 	if c.get(r, "/api/v1/seeds?limit=1&"+d.F.Query()+"&after="+url.QueryEscape(d.S.SeedID), &next) == nil && len(next.Items) > 0 {
 		d.Next = next.Items[0].SeedID
@@ -388,6 +396,7 @@ func flatten(v any) map[string]string {
 // seedActions are the review actions of a seed's page: the scope each
 // needs beyond the route's and the code of its notice (notices). The
 // words are written out, never made from the action's name ("Suspendd").
+// check (Read now) has no code: its notice is the read's own (readNow).
 var seedActions = map[string]struct {
 	scope seedengine.Scope
 	done  string
@@ -401,6 +410,9 @@ var seedActions = map[string]struct {
 	"archive":    {admin, "archived"},
 	"edit":       {write, "saved"},
 	"accept":     {write, "accepted"},
+	"pages_on":   {write, "pages_on"},
+	"pages_off":  {write, "pages_off"},
+	"check":      {write, ""},
 }
 
 // handleSeedAction runs one review action through the API, then shows the
@@ -455,6 +467,19 @@ func (c *Console) handleSeedAction(w http.ResponseWriter, r *http.Request) {
 		p = c.send(r, http.MethodPatch, "/api/v1/seeds/"+pathEscape(id), "application/merge-patch+json", patch, nil)
 	case "accept":
 		p = c.acceptProposal(r, id)
+	case "pages_on", "pages_off":
+		// One seed's page fetching is a merge patch of harvest.pages
+		// (docs/harvest.md "Pages as WARC"); the bulk action is for many.
+		p = c.send(r, http.MethodPatch, "/api/v1/seeds/"+pathEscape(id), "application/merge-patch+json",
+			map[string]any{"harvest": map[string]any{"pages": action == "pages_on"}}, nil)
+	case "check":
+		to, rp := c.readNow(r, id, back)
+		if rp != nil {
+			c.renderProblem(w, r, rp)
+			return
+		}
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return
 	default:
 		c.renderError(w, r, s, http.StatusNotFound, "No such action.")
 		return
@@ -494,8 +519,10 @@ type bulkData struct {
 }
 
 // bulkActions are the actions the seeds list offers for a selection, with
-// their words.
-var bulkActions = map[string]string{"promote": "Promote", "reject": "Reject", "suspend": "Suspend"}
+// their words (the confirmation page's heading: "Promote 3 seeds?",
+// "Turn pages on for 3 seeds?").
+var bulkActions = map[string]string{"promote": "Promote", "reject": "Reject", "suspend": "Suspend",
+	"pages_on": "Turn pages on for", "pages_off": "Turn pages off for"}
 
 // handleSeedsBulk applies one action to the selected seeds (ids) or to
 // every seed matching the list's filter (all=1). It asks first: the API's
@@ -511,7 +538,7 @@ func (c *Console) handleSeedsBulk(w http.ResponseWriter, r *http.Request) {
 	action := r.PostFormValue("action")
 	label, ok := bulkActions[action]
 	if !ok {
-		c.renderError(w, r, s, http.StatusUnprocessableEntity, "Choose Promote, Reject or Suspend for the selected seeds.")
+		c.renderError(w, r, s, http.StatusUnprocessableEntity, "Choose Promote, Reject, Suspend, Pages on or Pages off for the selected seeds.")
 		return
 	}
 	f := readFilter(r.PostForm)

@@ -4,15 +4,19 @@
   "use strict";
 
   // Elements with data-refresh are fetched again every data-every ms and
-  // replaced in place, until the answer carries data-final.
+  // replaced in place, until the answer carries data-final. An answer
+  // like the last is left alone: a live region (a seed's read notice)
+  // then speaks only when its words change.
   function refresh(el) {
     var url = el.getAttribute("data-refresh");
     var every = parseInt(el.getAttribute("data-every") || "2000", 10);
+    var last = el.innerHTML;
     var timer = setInterval(function () {
       fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } })
         .then(function (r) { return r.ok ? r.text() : null; })
         .then(function (html) {
-          if (html === null) { return; }
+          if (html === null || html === last) { return; }
+          last = html;
           el.innerHTML = html;
           if (el.querySelector("[data-final]")) {
             clearInterval(timer);
@@ -126,6 +130,10 @@
     case "a":
       var promote = document.getElementById("promote");
       if (promote) { promote.requestSubmit(); e.preventDefault(); }
+      break;
+    case "c":
+      var check = document.getElementById("check");
+      if (check) { check.requestSubmit(); e.preventDefault(); }
       break;
     case "u":
       var up = document.querySelector(".crumbs a");
