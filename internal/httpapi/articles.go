@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"reflect"
 	"regexp"
 
@@ -122,26 +120,10 @@ func (s *Server) handleArticleExport(ctx context.Context, in *articleExportInput
 	if zip {
 		out.ContentEncoding = "gzip"
 	}
-	out.Body = s.streamed(ctx, "stream articles", zip, func(w *bufio.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		page := first
-		for {
-			for i := range page {
-				if err := enc.Encode(&page[i]); err != nil {
-					return err
-				}
-			}
-			if len(page) < f.Limit {
-				return nil
-			}
-			f.Since = page[len(page)-1].ID
-			var err error
-			if page, err = s.deps.Articles.FindArticles(ctx, f); err != nil {
-				return err
-			}
-		}
-	})
+	out.Body = s.streamed(ctx, "stream articles", zip, ndjsonPages(first, f.Limit, func(last *seedengine.Article) ([]seedengine.Article, error) {
+		f.Since = last.ID
+		return s.deps.Articles.FindArticles(ctx, f)
+	}))
 	return out, nil
 }
 

@@ -163,7 +163,18 @@ func (s *Server) handleItemExport(ctx context.Context, in *itemExportInput) (*it
 	if zip {
 		out.ContentEncoding = "gzip"
 	}
-	out.Body = s.streamed(ctx, "stream items", zip, func(w *bufio.Writer) error {
+	out.Body = s.streamed(ctx, "stream items", zip, ndjsonPages(first, exportPage, func(last *seedengine.Item) ([]seedengine.Item, error) {
+		f.Since = last.ID
+		return s.deps.Items.FindItems(ctx, f)
+	}))
+	return out, nil
+}
+
+// ndjsonPages writes page after page of records as NDJSON: first, then
+// what next returns after the last record of a full page (size records),
+// until a page comes short.
+func ndjsonPages[T any](first []T, size int, next func(last *T) ([]T, error)) func(*bufio.Writer) error {
+	return func(w *bufio.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		page := first
@@ -173,17 +184,15 @@ func (s *Server) handleItemExport(ctx context.Context, in *itemExportInput) (*it
 					return err
 				}
 			}
-			if len(page) < exportPage {
+			if len(page) < size {
 				return nil
 			}
-			f.Since = page[len(page)-1].ID
 			var err error
-			if page, err = s.deps.Items.FindItems(ctx, f); err != nil {
+			if page, err = next(&page[len(page)-1]); err != nil {
 				return err
 			}
 		}
-	})
-	return out, nil
+	}
 }
 
 // streamed is a 200 body that write fills through a 64 KiB buffer,

@@ -400,25 +400,13 @@ func (s *ArticleService) QueueMissing(ctx context.Context, limit int, queue func
 	var after int64
 	total := 0
 	for total < limit {
-		rows, err := s.db.reader.QueryContext(ctx, `SELECT p.item_id FROM pages p WHERE p.state = 'stored' AND p.item_id > $1
+		ids, err := queryIDs(ctx, s.db.reader, `SELECT p.item_id FROM pages p WHERE p.state = 'stored' AND p.item_id > $1
 			AND NOT EXISTS (SELECT 1 FROM articles a WHERE a.item_id = p.item_id) ORDER BY p.item_id LIMIT 1000`, after)
 		if err != nil {
 			return total, fmt.Errorf("find pages without an article: %w", err)
 		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				_ = rows.Close()
-				return total, fmt.Errorf("find pages without an article: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Close(); err != nil {
-			return total, fmt.Errorf("find pages without an article: %w", err)
-		}
 		if len(ids) == 0 {
-			return total, rows.Err()
+			return total, nil
 		}
 		if err := s.db.inTx(ctx, func(tx *sql.Tx) error { return queue(ctx, tx, ids) }); err != nil {
 			return total, fmt.Errorf("queue pages without an article: %w", err)

@@ -154,6 +154,25 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// queryIDs runs query (a SELECT, or a statement RETURNING one integer
+// column) and returns the column's values in row order.
+func queryIDs(ctx context.Context, q queryer, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 func appliedVersions(ctx context.Context, q queryer) (map[int]bool, error) {
 	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
 	if err != nil {

@@ -230,24 +230,9 @@ func (s *PageService) StoreWARCFile(ctx context.Context, f seedengine.WARCFile, 
 			f.Key, f.Name, f.Country, f.Category, f.Date, f.Records, f.Revisits, f.Bytes, s.db.timeArg(f.StoredAt)); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, `UPDATE pages SET state = 'stored', warc_file = $2, spool = ''
+		ids, err := queryIDs(ctx, tx, `UPDATE pages SET state = 'stored', warc_file = $2, spool = ''
 			WHERE spool = $1 AND state = 'fetched' RETURNING item_id`, spool, f.Key)
 		if err != nil {
-			return err
-		}
-		var ids []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		n = int64(len(ids))
@@ -290,23 +275,10 @@ func (s *PageService) RequeuePages(ctx context.Context, spool string, before tim
 	}
 	var ids []int64
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE pages SET state = 'queued', spool = '', record_offset = 0, record_length = 0,
+		var err error
+		ids, err = queryIDs(ctx, tx, `UPDATE pages SET state = 'queued', spool = '', record_offset = 0, record_length = 0,
 			payload_digest = '', revisit = $1, fetched_at = NULL, final_url = '', hops_json = '' WHERE state = 'fetched' AND `+cond+` RETURNING item_id`, args...)
 		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		if len(ids) == 0 || inTx == nil {
