@@ -113,6 +113,38 @@ type ArticleStats struct {
 	Pending int `json:"pending"`
 }
 
+// Formats of a partition's article files.
+const (
+	ArticleFileJSONL   = "jsonl"
+	ArticleFileParquet = "parquet"
+)
+
+// ArticleFile is one file of a partition's articles: a JSON Lines file
+// (articles_0001.jsonl, immutable: the record), or the partition's
+// Parquet file (articles.parquet, their columnar copy, written once the
+// day is over and again, whole, when a late article joins it).
+type ArticleFile struct {
+	Partition
+	Name   string `json:"name" doc:"The file's name: articles_0001.jsonl or articles.parquet."`
+	Key    string `json:"key" doc:"The file's object key."`
+	Format string `json:"format" enum:"jsonl,parquet" doc:"jsonl (one article per line, in id order) or parquet."`
+	// File is a JSON Lines file's number, 0 for the Parquet file.
+	File int `json:"file,omitempty" doc:"A JSON Lines file's number."`
+	// Articles counts the file's rows, pages that are not articles
+	// included.
+	Articles int   `json:"articles" doc:"The articles the file holds, pages that are not articles included."`
+	Bytes    int64 `json:"bytes" doc:"The file's size; 0 while it is being written."`
+	// FirstID and LastID bound a JSON Lines file's article IDs.
+	FirstID int64 `json:"first_id,omitempty"`
+	LastID  int64 `json:"last_id,omitempty"`
+	// Written says the file is stored: a JSON Lines file whose articles
+	// are fixed is listed while it is being written, and cannot be
+	// downloaded until it is.
+	Written bool `json:"written" doc:"Whether the file is stored and can be downloaded; a JSON Lines file being written is listed before it is."`
+	// WrittenAt is when a JSON Lines file was stored.
+	WrittenAt *time.Time `json:"written_at,omitempty" doc:"When a JSON Lines file was stored."`
+}
+
 // ArticleService reads the articles.
 type ArticleService interface {
 	// FindArticles lists articles by f.
@@ -122,4 +154,8 @@ type ArticleService interface {
 	FindItemArticle(ctx context.Context, itemID int64) (*Article, error)
 	// ArticleStats counts the articles.
 	ArticleStats(ctx context.Context) (ArticleStats, error)
+	// FindArticleFiles returns a partition's article files: its JSON
+	// Lines files in file order, then its Parquet file once one is
+	// written. Name and Key are left to the caller (internal/layout).
+	FindArticleFiles(ctx context.Context, p Partition) ([]ArticleFile, error)
 }

@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for ArticleFileFormat.
+const (
+	ArticleFileFormatJsonl   ArticleFileFormat = "jsonl"
+	ArticleFileFormatParquet ArticleFileFormat = "parquet"
+)
+
+// Valid indicates whether the value is a known member of the ArticleFileFormat enum.
+func (e ArticleFileFormat) Valid() bool {
+	switch e {
+	case ArticleFileFormatJsonl:
+		return true
+	case ArticleFileFormatParquet:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CheckResultStatus.
 const (
 	CheckResultStatusFail CheckResultStatus = "fail"
@@ -1680,6 +1698,51 @@ type Article struct {
 	// Url The URL the page was fetched from.
 	Url       *string `json:"url,omitempty"`
 	WordCount int64   `json:"word_count"`
+}
+
+// ArticleFile defines model for ArticleFile.
+type ArticleFile struct {
+	// Articles The articles the file holds, pages that are not articles included.
+	Articles int64 `json:"articles"`
+
+	// Bytes The file's size; 0 while it is being written.
+	Bytes    int64  `json:"bytes"`
+	Category string `json:"category"`
+	Country  string `json:"country"`
+	Date     string `json:"date"`
+
+	// File A JSON Lines file's number.
+	File    *int64 `json:"file,omitempty"`
+	FirstId *int64 `json:"first_id,omitempty"`
+
+	// Format jsonl (one article per line, in id order) or parquet.
+	Format ArticleFileFormat `json:"format"`
+
+	// Key The file's object key.
+	Key    string `json:"key"`
+	LastId *int64 `json:"last_id,omitempty"`
+
+	// Name The file's name: articles_0001.jsonl or articles.parquet.
+	Name string `json:"name"`
+
+	// Written Whether the file is stored and can be downloaded; a JSON Lines file being written is listed before it is.
+	Written bool `json:"written"`
+
+	// WrittenAt When a JSON Lines file was stored.
+	WrittenAt *time.Time `json:"written_at,omitempty"`
+}
+
+// ArticleFileFormat jsonl (one article per line, in id order) or parquet.
+type ArticleFileFormat string
+
+// ArticleFileList defines model for ArticleFileList.
+type ArticleFileList struct {
+	Category string `json:"category"`
+	Country  string `json:"country"`
+	Date     string `json:"date"`
+
+	// Items The partition's JSON Lines files in file order, then its Parquet file once one is written.
+	Items *[]ArticleFile `json:"items"`
 }
 
 // ArticleList defines model for ArticleList.
@@ -4516,6 +4579,40 @@ type ClientInterface interface {
 	// Corresponds with GET /api/v1/articles/export (the `ExportArticles` operationId).
 	ExportArticles(ctx context.Context, params *ExportArticlesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListArticleFiles List the article files of a partition: JSON Lines, and Parquet once the day is over
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/articles/{country}/{category}/{date} (the `ListArticleFiles` operationId).
+	ListArticleFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetArticleFile Download one article file as stored (NDJSON or Parquet)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/articles/{country}/{category}/{date}/{file} (the `GetArticleFile` operationId).
+	GetArticleFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListDatasets List dataset partitions with chunk, record and byte counts
 	//
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
@@ -4799,6 +4896,23 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc (the `ListWarcFiles` operationId).
 	ListWarcFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWarcFile Download one WARC file of an item partition as stored (.warc.gz, an attachment)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc/{file} (the `GetWarcFile` operationId).
+	GetWarcFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetItemFile Download one item file as stored (NDJSON)
 	//
@@ -6139,6 +6253,60 @@ func (c *Client) ExportArticles(ctx context.Context, params *ExportArticlesParam
 	return c.Client.Do(req)
 }
 
+// ListArticleFiles List the article files of a partition: JSON Lines, and Parquet once the day is over
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/articles/{country}/{category}/{date} (the `ListArticleFiles` operationId).
+func (c *Client) ListArticleFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListArticleFilesRequest(c.Server, country, category, date)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetArticleFile Download one article file as stored (NDJSON or Parquet)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/articles/{country}/{category}/{date}/{file} (the `GetArticleFile` operationId).
+func (c *Client) GetArticleFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetArticleFileRequest(c.Server, country, category, date, file)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListDatasets List dataset partitions with chunk, record and byte counts
 //
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
@@ -6573,6 +6741,33 @@ func (c *Client) ListItemFiles(ctx context.Context, country string, category str
 // Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc (the `ListWarcFiles` operationId).
 func (c *Client) ListWarcFiles(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListWarcFilesRequest(c.Server, country, category, date)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWarcFile Download one WARC file of an item partition as stored (.warc.gz, an attachment)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc/{file} (the `GetWarcFile` operationId).
+func (c *Client) GetWarcFile(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWarcFileRequest(c.Server, country, category, date, file)
 	if err != nil {
 		return nil, err
 	}
@@ -8864,6 +9059,109 @@ func NewExportArticlesRequest(server string, params *ExportArticlesParams) (*htt
 	return req, nil
 }
 
+// NewListArticleFilesRequest constructs an http.Request for the ListArticleFiles method
+func NewListArticleFilesRequest(server string, country string, category string, date string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "country", country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/articles/%s/%s/%s", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetArticleFileRequest constructs an http.Request for the GetArticleFile method
+func NewGetArticleFileRequest(server string, country string, category string, date string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "country", country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/articles/%s/%s/%s/%s", pathParam0, pathParam1, pathParam2, pathParam3)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListDatasetsRequest constructs an http.Request for the ListDatasets method
 func NewListDatasetsRequest(server string, params *ListDatasetsParams) (*http.Request, error) {
 	var err error
@@ -9899,6 +10197,61 @@ func NewListWarcFilesRequest(server string, country string, category string, dat
 	}
 
 	operationPath := fmt.Sprintf("/api/v1/items/%s/%s/%s/warc", pathParam0, pathParam1, pathParam2)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWarcFileRequest constructs an http.Request for the GetWarcFile method
+func NewGetWarcFileRequest(server string, country string, category string, date string, file string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "country", country, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam2 string
+
+	pathParam2, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam3 string
+
+	pathParam3, err = runtime.StyleParamWithOptions("simple", false, "file", file, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/v1/items/%s/%s/%s/warc/%s", pathParam0, pathParam1, pathParam2, pathParam3)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -12701,6 +13054,44 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/v1/articles/export (the `ExportArticles` operationId).
 	ExportArticlesWithResponse(ctx context.Context, params *ExportArticlesParams, reqEditors ...RequestEditorFn) (*ExportArticlesResponse, error)
 
+	// ListArticleFilesWithResponse List the article files of a partition: JSON Lines, and Parquet once the day is over
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/articles/{country}/{category}/{date} (the `ListArticleFiles` operationId).
+	ListArticleFilesWithResponse(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*ListArticleFilesResponse, error)
+
+	// GetArticleFileWithResponse Download one article file as stored (NDJSON or Parquet)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/articles/{country}/{category}/{date}/{file} (the `GetArticleFile` operationId).
+	GetArticleFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetArticleFileResponse, error)
+
 	// ListDatasetsWithResponse List dataset partitions with chunk, record and byte counts
 	//
 	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
@@ -13008,6 +13399,25 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc (the `ListWarcFiles` operationId).
 	ListWarcFilesWithResponse(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*ListWarcFilesResponse, error)
+
+	// GetWarcFileWithResponse Download one WARC file of an item partition as stored (.warc.gz, an attachment)
+	//
+	// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+	//
+	// Errors are `application/problem+json`:
+	// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+	// - 401 `unauthorized`: no key, or an unknown or revoked one
+	// - 403 `forbidden`: the key's scope is too low
+	// - 404 `not_found`: no such resource
+	// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+	// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+	// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+	// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc/{file} (the `GetWarcFile` operationId).
+	GetWarcFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetWarcFileResponse, error)
 
 	// GetItemFileWithResponse Download one item file as stored (NDJSON)
 	//
@@ -14602,6 +15012,245 @@ func (r ExportArticlesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ExportArticlesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListArticleFilesResponse429Headers the declared response headers of an HTTP 429 response for ListArticleFiles
+type ListArticleFilesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListArticleFilesResponse503Headers the declared response headers of an HTTP 503 response for ListArticleFiles
+type ListArticleFilesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListArticleFilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ArticleFileList
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListArticleFilesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListArticleFilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListArticleFilesResponse) GetJSON200() *ArticleFileList {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListArticleFilesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListArticleFilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListArticleFilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListArticleFilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListArticleFilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetArticleFileResponse200Headers the declared response headers of an HTTP 200 response for GetArticleFile
+type GetArticleFileResponse200Headers struct {
+	ContentDisposition *string
+	ContentLength      *int64
+	ContentType        *string
+	LastModified       *string
+}
+
+// GetArticleFileResponse429Headers the declared response headers of an HTTP 429 response for GetArticleFile
+type GetArticleFileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetArticleFileResponse503Headers the declared response headers of an HTTP 503 response for GetArticleFile
+type GetArticleFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetArticleFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetArticleFileResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetArticleFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetArticleFileResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetArticleFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetArticleFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetArticleFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetArticleFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetArticleFileResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16271,11 +16920,133 @@ func (r ListWarcFilesResponse) ContentType() string {
 	return ""
 }
 
+// GetWarcFileResponse200Headers the declared response headers of an HTTP 200 response for GetWarcFile
+type GetWarcFileResponse200Headers struct {
+	ContentDisposition *string
+	ContentLength      *int64
+	ContentType        *string
+	LastModified       *string
+}
+
+// GetWarcFileResponse429Headers the declared response headers of an HTTP 429 response for GetWarcFile
+type GetWarcFileResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetWarcFileResponse503Headers the declared response headers of an HTTP 503 response for GetWarcFile
+type GetWarcFileResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetWarcFileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Problem
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON421 the response for an HTTP 421 `application/problem+json` response
+	ApplicationproblemJSON421 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Problem
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWarcFileResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWarcFileResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWarcFileResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON401() *Problem {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON421 returns the response for an HTTP 421 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON421() *Problem {
+	return r.ApplicationproblemJSON421
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON500() *Problem {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetWarcFileResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWarcFileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWarcFileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWarcFileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWarcFileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetItemFileResponse200Headers the declared response headers of an HTTP 200 response for GetItemFile
 type GetItemFileResponse200Headers struct {
-	ContentLength *int64
-	ContentType   *string
-	LastModified  *string
+	ContentDisposition *string
+	ContentLength      *int64
+	ContentType        *string
+	LastModified       *string
 }
 
 // GetItemFileResponse429Headers the declared response headers of an HTTP 429 response for GetItemFile
@@ -22252,6 +23023,56 @@ func (c *ClientWithResponses) ExportArticlesWithResponse(ctx context.Context, pa
 	return ParseExportArticlesResponse(rsp)
 }
 
+// ListArticleFilesWithResponse List the article files of a partition: JSON Lines, and Parquet once the day is over
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/articles/{country}/{category}/{date} (the `ListArticleFiles` operationId).
+func (c *ClientWithResponses) ListArticleFilesWithResponse(ctx context.Context, country string, category string, date string, reqEditors ...RequestEditorFn) (*ListArticleFilesResponse, error) {
+	rsp, err := c.ListArticleFiles(ctx, country, category, date, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListArticleFilesResponse(rsp)
+}
+
+// GetArticleFileWithResponse Download one article file as stored (NDJSON or Parquet)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/articles/{country}/{category}/{date}/{file} (the `GetArticleFile` operationId).
+func (c *ClientWithResponses) GetArticleFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetArticleFileResponse, error) {
+	rsp, err := c.GetArticleFile(ctx, country, category, date, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetArticleFileResponse(rsp)
+}
+
 // ListDatasetsWithResponse List dataset partitions with chunk, record and byte counts
 //
 // Needs an API key with the `read` scope (or `write` or `admin`, which include it).
@@ -22654,6 +23475,31 @@ func (c *ClientWithResponses) ListWarcFilesWithResponse(ctx context.Context, cou
 		return nil, err
 	}
 	return ParseListWarcFilesResponse(rsp)
+}
+
+// GetWarcFileWithResponse Download one WARC file of an item partition as stored (.warc.gz, an attachment)
+//
+// Needs an API key with the `read` scope (or `write` or `admin`, which include it).
+//
+// Errors are `application/problem+json`:
+// - 400 `invalid`: more than one Authorization header, or a body that is not well-formed UTF-8 JSON or ended early
+// - 401 `unauthorized`: no key, or an unknown or revoked one
+// - 403 `forbidden`: the key's scope is too low
+// - 404 `not_found`: no such resource
+// - 421 `misdirected`: the request's Host is not one the service answers for (a service without keys answers loopback names and --allowed-hosts only)
+// - 422 `invalid`: a bad field or parameter, named in `errors[]` (a member named otherwise than the schema's field, case included, is one)
+// - 429 `rate_limited`: over the key's rate limit; retry after `Retry-After` seconds
+// - 503 `unavailable`: a dependency (keys, database, object store, queue) cannot serve right now; retry after `Retry-After` seconds
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/v1/items/{country}/{category}/{date}/warc/{file} (the `GetWarcFile` operationId).
+func (c *ClientWithResponses) GetWarcFileWithResponse(ctx context.Context, country string, category string, date string, file string, reqEditors ...RequestEditorFn) (*GetWarcFileResponse, error) {
+	rsp, err := c.GetWarcFile(ctx, country, category, date, file, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWarcFileResponse(rsp)
 }
 
 // GetItemFileWithResponse Download one item file as stored (NDJSON)
@@ -24644,6 +25490,254 @@ func ParseExportArticlesResponse(rsp *http.Response) (*ExportArticlesResponse, e
 	return response, nil
 }
 
+// ParseListArticleFilesResponse parses an HTTP response from a ListArticleFilesWithResponse call
+func ParseListArticleFilesResponse(rsp *http.Response) (*ListArticleFilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListArticleFilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ArticleFileList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListArticleFilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListArticleFilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetArticleFileResponse parses an HTTP response from a GetArticleFileWithResponse call
+func ParseGetArticleFileResponse(rsp *http.Response) (*GetArticleFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetArticleFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetArticleFileResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetArticleFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetArticleFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListDatasetsResponse parses an HTTP response from a ListDatasetsWithResponse call
 func ParseListDatasetsResponse(rsp *http.Response) (*ListDatasetsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26262,6 +27356,142 @@ func ParseListWarcFilesResponse(rsp *http.Response) (*ListWarcFilesResponse, err
 	return response, nil
 }
 
+// ParseGetWarcFileResponse parses an HTTP response from a GetWarcFileWithResponse call
+func ParseGetWarcFileResponse(rsp *http.Response) (*GetWarcFileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWarcFileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 421:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON421 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWarcFileResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.ContentLength = &value
+		}
+		if values := rsp.Header.Values("Content-Type"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Type", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentType = &value
+		}
+		if values := rsp.Header.Values("Last-Modified"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Last-Modified", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.LastModified = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWarcFileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWarcFileResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetItemFileResponse parses an HTTP response from a GetItemFileWithResponse call
 func ParseGetItemFileResponse(rsp *http.Response) (*GetItemFileResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26344,6 +27574,13 @@ func ParseGetItemFileResponse(rsp *http.Response) (*GetItemFileResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetItemFileResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
 		if values := rsp.Header.Values("Content-Length"); len(values) > 0 {
 			var value int64
 			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Length", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {

@@ -2,16 +2,20 @@ package httpapi
 
 import (
 	"context"
-	"reflect"
+	"path"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/layout"
 )
 
 // Articles: each stored page read as an article (internal/article),
-// followed by cursor, searched, and exported as NDJSON.
+// followed by cursor, searched, exported as NDJSON, and stored as files
+// per partition (JSON Lines, and Parquet once the day is over).
 
 // articleFilterInput is the filter of the article routes (huma reads the
 // parameters of named fields only: each route's input repeats them).
@@ -127,17 +131,6 @@ func (s *Server) handleArticleExport(ctx context.Context, in *articleExportInput
 	return out, nil
 }
 
-// registerArticleExport documents the streamed answer: articles as NDJSON.
-func (s *Server) registerArticleExport(api huma.API, op huma.Operation) {
-	op.Responses = map[string]*huma.Response{"200": {
-		Description: "The articles, one JSON object per line in id order (NDJSON), gzip-compressed when asked.",
-		Content: map[string]*huma.MediaType{"application/x-ndjson": {
-			Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Article](), true, ""),
-		}},
-	}}
-	huma.Register(api, op, s.handleArticleExport)
-}
-
 type itemArticleOutput struct{ Body *seedengine.Article }
 
 func (s *Server) handleItemArticle(ctx context.Context, in *itemPageInput) (*itemArticleOutput, error) {
@@ -149,4 +142,86 @@ func (s *Server) handleItemArticle(ctx context.Context, in *itemPageInput) (*ite
 		return nil, err
 	}
 	return &itemArticleOutput{Body: a}, nil
+}
+
+type articleFileList struct {
+	seedengine.Partition
+	Items []seedengine.ArticleFile `json:"items" doc:"The partition's JSON Lines files in file order, then its Parquet file once one is written."`
+}
+
+type articleFileListOutput struct{ Body articleFileList }
+
+func (s *Server) handleArticleFiles(ctx context.Context, in *itemPartitionInput) (*articleFileListOutput, error) {
+	if s.deps.Articles == nil {
+		return nil, unavailable("articles")
+	}
+	p, files, err := s.articleFiles(ctx, in.Country, in.Category, in.Date)
+	if err != nil {
+		return nil, err
+	}
+	return &articleFileListOutput{Body: articleFileList{Partition: p, Items: files}}, nil
+}
+
+// articleFiles lists a partition's article files, named by their keys.
+func (s *Server) articleFiles(ctx context.Context, country, category, date string) (seedengine.Partition, []seedengine.ArticleFile, error) {
+	p, files, err := partitionFiles(ctx, country, category, date, s.deps.Articles.FindArticleFiles)
+	if err != nil {
+		return p, nil, err
+	}
+	for i := range files {
+		if files[i].Format == seedengine.ArticleFileParquet {
+			files[i].Key, err = layout.ArticleParquetKey(p)
+		} else {
+			files[i].Key, err = layout.ArticleFileKey(p, files[i].File)
+		}
+		if err != nil {
+			return p, nil, err
+		}
+		files[i].Name = path.Base(files[i].Key)
+	}
+	return p, files, nil
+}
+
+type articleFileInput struct {
+	Country  string `path:"country" maxLength:"8" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
+	Category string `path:"category" maxLength:"40" doc:"Category slug." example:"news"`
+	Date     string `path:"date" maxLength:"10" doc:"The UTC day the articles' items were first seen, YYYY-MM-DD." example:"2026-11-27"`
+	File     string `path:"file" maxLength:"32" doc:"A file's name as listed (articles_0001.jsonl, articles.parquet); a JSON Lines file also without .jsonl or by its number." example:"articles_0001.jsonl"`
+}
+
+func (s *Server) handleArticleFileGet(ctx context.Context, in *articleFileInput) (*fileOutput, error) {
+	if s.deps.Articles == nil || s.deps.Objects == nil {
+		return nil, unavailable("articles")
+	}
+	p, files, err := s.articleFiles(ctx, in.Country, in.Category, in.Date)
+	if err != nil {
+		return nil, err
+	}
+	f, err := writtenFile(files, "article file", func(f *seedengine.ArticleFile) bool {
+		return f.Written && (in.File == f.Name || f.Format == seedengine.ArticleFileJSONL &&
+			(in.File == strings.TrimSuffix(f.Name, ".jsonl") || in.File == strconv.Itoa(f.File)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	sf := storedFile{key: f.Key, contentType: "application/x-ndjson", what: "article file"}
+	if f.WrittenAt != nil {
+		sf.written = *f.WrittenAt
+	}
+	if f.Format == seedengine.ArticleFileParquet {
+		// Saved under a name that says which partition it holds.
+		sf.contentType, sf.filename = parquetType, p.Country+"-"+p.Category+"-"+p.Date+"-"+f.Name
+	}
+	return s.sendFile(ctx, sf)
+}
+
+// parquetType is the media type of a Parquet file (IANA, 2024).
+const parquetType = "application/vnd.apache.parquet"
+
+// articleFileContent documents an article file: NDJSON articles or
+// Parquet.
+func articleFileContent(api huma.API) map[string]*huma.MediaType {
+	content := ndjsonOf[seedengine.Article](api)
+	content[parquetType] = &huma.MediaType{Schema: &huma.Schema{Type: huma.TypeString, Description: "The Parquet file: one row per article, the columns of docs/articles.md."}}
+	return content
 }

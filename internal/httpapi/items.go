@@ -6,10 +6,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -249,18 +251,27 @@ func (s *Server) streamObject(ctx context.Context, rc io.ReadCloser, what string
 	}
 }
 
+// streamedRoute registers h, documenting its streamed answer, which huma
+// cannot infer from a callback: desc, in the media types content gives
+// (built from the API's schemas).
+func streamedRoute[I, O any](desc string, content func(huma.API) map[string]*huma.MediaType, h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
+	return func(api huma.API, op huma.Operation) {
+		op.Responses = map[string]*huma.Response{"200": {Description: desc, Content: content(api)}}
+		huma.Register(api, op, h)
+	}
+}
+
 // itemsNDJSON registers h, documenting its streamed answer: items as
 // NDJSON, as desc says.
 func itemsNDJSON[I, O any](desc string, h func(context.Context, *I) (*O, error)) func(huma.API, huma.Operation) {
-	return func(api huma.API, op huma.Operation) {
-		op.Responses = map[string]*huma.Response{"200": {
-			Description: desc,
-			Content: map[string]*huma.MediaType{"application/x-ndjson": {
-				Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[seedengine.Item](), true, ""),
-			}},
-		}}
-		huma.Register(api, op, h)
-	}
+	return streamedRoute(desc, ndjsonOf[seedengine.Item], h)
+}
+
+// ndjsonOf is the content of an NDJSON answer of T records.
+func ndjsonOf[T any](api huma.API) map[string]*huma.MediaType {
+	return map[string]*huma.MediaType{"application/x-ndjson": {
+		Schema: api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[T](), true, ""),
+	}}
 }
 
 // acceptsGzip reports whether an Accept-Encoding header takes gzip.
@@ -344,11 +355,7 @@ func (s *Server) handleItemFiles(ctx context.Context, in *itemPartitionInput) (*
 	if s.deps.Items == nil {
 		return nil, unavailable("items")
 	}
-	p, err := pathPartition(in.Country, in.Category, in.Date)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.deps.Items.FindItemFiles(ctx, p)
+	p, files, err := partitionFiles(ctx, in.Country, in.Category, in.Date, s.deps.Items.FindItemFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +372,7 @@ type itemFileInput struct {
 	File     string `path:"file" maxLength:"32" doc:"items_0001, items_0001.jsonl or the file number." example:"items_0001"`
 }
 
-func (s *Server) handleItemFileGet(ctx context.Context, in *itemFileInput) (*chunkStreamOutput, error) {
+func (s *Server) handleItemFileGet(ctx context.Context, in *itemFileInput) (*fileOutput, error) {
 	if s.deps.Items == nil || s.deps.Objects == nil {
 		return nil, unavailable("items")
 	}
@@ -382,31 +389,86 @@ func (s *Server) handleItemFileGet(ctx context.Context, in *itemFileInput) (*chu
 	} else if n < 1 {
 		return nil, inPath(seedengine.FieldErrorf("file", "file must be a file name like items_0001 or its number"))
 	}
-	// Only a file the index says is written is served: one being written
-	// is not there yet, whatever the store holds.
 	files, err := s.deps.Items.FindItemFiles(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	var found *seedengine.ItemFile
-	for i := range files {
-		if files[i].File == n && files[i].WrittenAt != nil {
-			found = &files[i]
-		}
-	}
-	if found == nil {
-		return nil, seedengine.Errorf(seedengine.ENOTFOUND, "no such item file")
+	found, err := writtenFile(files, "item file", func(f *seedengine.ItemFile) bool { return f.File == n && f.WrittenAt != nil })
+	if err != nil {
+		return nil, err
 	}
 	key, err := layout.ItemFileKey(p, n)
 	if err != nil {
 		return nil, inPath(err)
 	}
-	rc, size, err := s.deps.Objects.NewReader(ctx, key)
+	return s.sendFile(ctx, storedFile{key: key, contentType: "application/x-ndjson", written: *found.WrittenAt, what: "item file"})
+}
+
+// partitionFiles lists with find the files of the partition named by
+// the path parameters, once they are valid (422 naming the bad one).
+func partitionFiles[F any](ctx context.Context, country, category, date string,
+	find func(context.Context, seedengine.Partition) ([]F, error)) (seedengine.Partition, []F, error) {
+	p, err := pathPartition(country, category, date)
+	if err != nil {
+		return p, nil, err
+	}
+	files, err := find(ctx, p)
+	return p, files, err
+}
+
+// writtenFile is the file of a partition's index that match finds; match
+// takes only a file the index says is written, as only those are served
+// (one being written is not there yet, whatever the store holds). A 404
+// naming the file parameter when there is none.
+func writtenFile[F any](files []F, what string, match func(*F) bool) (*F, error) {
+	for i := range files {
+		if match(&files[i]) {
+			return &files[i], nil
+		}
+	}
+	return nil, inPath(&seedengine.Error{Code: seedengine.ENOTFOUND, Field: "file", Message: "no such " + what + " in this partition"})
+}
+
+// storedFile is a partition's file to send exactly as stored.
+type storedFile struct {
+	key, contentType string
+	// written is when the index says the file was stored; zero: the
+	// object's own time, where the store keeps one.
+	written time.Time
+	// filename, when set, makes the file an attachment saved under this
+	// name: bytes a browser must never open in the API's origin.
+	filename string
+	what     string // names the file in logs
+}
+
+// fileOutput is a file sent as stored. Body is a callback, so huma
+// streams it rather than encoding it.
+type fileOutput struct {
+	ContentType        string `header:"Content-Type"`
+	ContentLength      int64  `header:"Content-Length"`
+	LastModified       string `header:"Last-Modified"`
+	ContentDisposition string `header:"Content-Disposition" doc:"Only on a file a browser must save rather than open (Parquet, WARC): attachment, with the file's name."`
+	Body               func(huma.Context)
+}
+
+// sendFile opens f's object and streams it, with its length and time.
+func (s *Server) sendFile(ctx context.Context, f storedFile) (*fileOutput, error) {
+	rc, size, err := s.deps.Objects.NewReader(ctx, f.key)
 	if err != nil {
 		return nil, err
 	}
-	out := &chunkStreamOutput{ContentType: "application/x-ndjson", ContentLength: size,
-		LastModified: found.WrittenAt.UTC().Format(http.TimeFormat)}
-	out.Body = s.streamObject(ctx, rc, "stream item file")
+	out := &fileOutput{ContentType: f.contentType, ContentLength: size}
+	if f.written.IsZero() {
+		if o, ok := rc.(interface{ ModTime() time.Time }); ok {
+			f.written = o.ModTime()
+		}
+	}
+	if !f.written.IsZero() {
+		out.LastModified = f.written.UTC().Format(http.TimeFormat)
+	}
+	if f.filename != "" {
+		out.ContentDisposition = mime.FormatMediaType("attachment", map[string]string{"filename": f.filename})
+	}
+	out.Body = s.streamObject(ctx, rc, "stream "+f.what)
 	return out, nil
 }

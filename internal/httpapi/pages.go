@@ -80,11 +80,7 @@ func (s *Server) handleWARCFiles(ctx context.Context, in *itemPartitionInput) (*
 	if s.deps.Pages == nil {
 		return nil, unavailable("pages")
 	}
-	p, err := pathPartition(in.Country, in.Category, in.Date)
-	if err != nil {
-		return nil, err
-	}
-	files, err := s.deps.Pages.FindWARCFiles(ctx, p)
+	p, files, err := partitionFiles(ctx, in.Country, in.Category, in.Date, s.deps.Pages.FindWARCFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -93,4 +89,41 @@ func (s *Server) handleWARCFiles(ctx context.Context, in *itemPartitionInput) (*
 		out.Bytes += f.Bytes
 	}
 	return &warcFileListOutput{Body: out}, nil
+}
+
+type warcFileInput struct {
+	Country  string `path:"country" maxLength:"8" doc:"ISO 3166-1 alpha-2 code or intl, any case." example:"sg"`
+	Category string `path:"category" maxLength:"40" doc:"Category slug." example:"news"`
+	Date     string `path:"date" maxLength:"10" doc:"The UTC day the items were first seen, YYYY-MM-DD." example:"2026-11-27"`
+	File     string `path:"file" maxLength:"200" doc:"The WARC file's name, as GET …/warc lists it." example:"seedengine-host-20261127T101500Z-00001.warc.gz"`
+}
+
+// handleWARCFileGet sends a stored WARC file as it is: gzip members and
+// all, with no Content-Encoding (the .warc.gz is the file, not a coding
+// of it), always an attachment. Its records hold publishers' pages,
+// which a browser must never render in the API's origin (outside.go).
+func (s *Server) handleWARCFileGet(ctx context.Context, in *warcFileInput) (*fileOutput, error) {
+	if s.deps.Pages == nil || s.deps.Objects == nil {
+		return nil, unavailable("pages")
+	}
+	_, files, err := partitionFiles(ctx, in.Country, in.Category, in.Date, s.deps.Pages.FindWARCFiles)
+	if err != nil {
+		return nil, err
+	}
+	// The list holds stored files only: every one is written.
+	f, err := writtenFile(files, "WARC file", func(f *seedengine.WARCFile) bool { return f.Name == in.File })
+	if err != nil {
+		return nil, err
+	}
+	return s.sendFile(ctx, storedFile{key: f.Key, contentType: warcType, written: f.StoredAt, filename: f.Name, what: "WARC file"})
+}
+
+// warcType is the media type of a WARC file (registered with IANA for
+// ISO 28500).
+const warcType = "application/warc"
+
+// warcFileContent documents a WARC file's bytes.
+func warcFileContent(huma.API) map[string]*huma.MediaType {
+	return map[string]*huma.MediaType{warcType: {Schema: &huma.Schema{Type: huma.TypeString,
+		Description: "The WARC/1.1 file as stored: a gzip member per record (.warc.gz), not decoded."}}}
 }

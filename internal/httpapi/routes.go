@@ -92,6 +92,9 @@ func (s *Server) routeTable() []*route {
 		// River UI's API under /console/queue/ pauses and resumes queues.
 		openRoute(put, "/console/", "console-put", "The console's queue UI: changes", http.HandlerFunc(s.handleConsole), nil),
 		openRoute(pat, "/console/", "console-patch", "The console's queue UI: changes", http.HandlerFunc(s.handleConsole), nil),
+		// The console's icon, where browsers look for one on every page
+		// (the API's documentation included).
+		openRoute(get, "/favicon.ico", "get-favicon", "The console's icon (SVG)", http.HandlerFunc(s.handleConsole), nil),
 
 		// Queues.
 		apiRoute(post, "/api/v1/queues/research", write, "enqueue-research", "Queue a research batch of URLs", http.StatusAccepted, handle(s.handleResearchEnqueue)),
@@ -162,8 +165,16 @@ func (s *Server) routeTable() []*route {
 		apiRoute(get, "/api/v1/items/{itemId}/page/content", read, "get-item-page-content", "Get an item's stored page, read back from its WARC record", 0, s.registerItemPageContent),
 		apiRoute(get, "/api/v1/items/{itemId}/article", read, "get-item-article", "Get an item's article: the text and metadata read from its stored page", 0, handle(s.handleItemArticle)),
 		apiRoute(get, "/api/v1/articles", read, "list-articles", "List articles after a cursor, filtered and searched (q)", 0, handle(s.handleArticleList)),
-		apiRoute(get, "/api/v1/articles/export", read, "export-articles", "Stream articles as NDJSON: a partition, a seed, a language, a search", 0, s.registerArticleExport),
+		apiRoute(get, "/api/v1/articles/export", read, "export-articles", "Stream articles as NDJSON: a partition, a seed, a language, a search", 0,
+			streamedRoute("The articles, one JSON object per line in id order (NDJSON), gzip-compressed when asked.", ndjsonOf[seedengine.Article], s.handleArticleExport)),
+		apiRoute(get, "/api/v1/articles/{country}/{category}/{date}", read, "list-article-files", "List the article files of a partition: JSON Lines, and Parquet once the day is over", 0, handle(s.handleArticleFiles)),
+		apiRoute(get, "/api/v1/articles/{country}/{category}/{date}/{file}", read, "get-article-file", "Download one article file as stored (NDJSON or Parquet)", 0,
+			streamedRoute("The file exactly as stored: one article per line (NDJSON) in id order, or the Parquet file.", articleFileContent, s.handleArticleFileGet)),
 		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/warc", read, "list-warc-files", "List the WARC files of an item partition, with their CDXJ indexes", 0, handle(s.handleWARCFiles)),
+		// Five segments under items/ where …/{date}/warc and …/{date}/{file}
+		// have four: ServeMux finds it overlapping neither.
+		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/warc/{file}", read, "get-warc-file", "Download one WARC file of an item partition as stored (.warc.gz, an attachment)", 0,
+			streamedRoute("The WARC file exactly as stored, gzip-compressed record by record: the bytes of the .warc.gz, not decoded.", warcFileContent, s.handleWARCFileGet)),
 		apiRoute(get, "/api/v1/items/{country}/{category}/{date}", read, "list-item-files", "List the item files of a partition", 0, handle(s.handleItemFiles)),
 		apiRoute(get, "/api/v1/items/{country}/{category}/{date}/{file}", read, "get-item-file", "Download one item file as stored (NDJSON)", 0,
 			itemsNDJSON("The file exactly as stored: one item per line (NDJSON), in id order.", s.handleItemFileGet)),

@@ -316,6 +316,32 @@ func (s *ArticleService) Files() Files {
 	}}
 }
 
+// FindArticleFiles implements seedengine.ArticleService.
+func (s *ArticleService) FindArticleFiles(ctx context.Context, p seedengine.Partition) ([]seedengine.ArticleFile, error) {
+	files, err := articleSet.on(s.db).partitionFiles(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]seedengine.ArticleFile, 0, len(files)+1)
+	for _, f := range files {
+		out = append(out, seedengine.ArticleFile{Partition: f.Partition, Format: seedengine.ArticleFileJSONL, File: f.File,
+			Articles: f.Items, Bytes: f.Bytes, FirstID: f.FirstID, LastID: f.LastID, Written: f.WrittenAt != nil, WrittenAt: f.WrittenAt})
+	}
+	// The Parquet file is there once it holds any article (an object
+	// written again is replaced whole: the one stored stays readable).
+	var n int
+	var bytes int64
+	err = s.db.reader.QueryRowContext(ctx, `SELECT parquet_articles, parquet_bytes FROM article_partitions
+		WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date).Scan(&n, &bytes)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("find article files: %w", err)
+	}
+	if n > 0 {
+		out = append(out, seedengine.ArticleFile{Partition: p, Format: seedengine.ArticleFileParquet, Articles: n, Bytes: bytes, Written: true})
+	}
+	return out, nil
+}
+
 // ArticlesOfPartition calls fn with partition p's articles (and pages that
 // are not articles) in ID order, reading in pages so memory stays flat.
 func (s *ArticleService) ArticlesOfPartition(ctx context.Context, p seedengine.Partition, fn func(*seedengine.Article) error) error {
