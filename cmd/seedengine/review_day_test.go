@@ -117,6 +117,14 @@ func reviewerDay(t *testing.T, b *browsertest.Browser, ctx context.Context, s *s
 		run("open the drafts", chromedp.Navigate(s.base+"/console/seeds?status=draft"))
 		axe(at("the drafts"))
 		b.RequireFits(t, ctx, at("the drafts"), `nav a[href="/console/work"]`, `header .who button`)
+		// The list starts on the first screen: on a phone the filters
+		// and the bulk actions are folded behind their summaries.
+		firstRow := eval(`(() => { const r = document.querySelector("table.seeds tbody tr[data-href]").getBoundingClientRect();
+			return r.top < innerHeight - r.height ? "" : "the first row starts at " + r.top + " of " + innerHeight; })()`)
+		require.Empty(t, firstRow, at("the drafts"))
+		if size.mobile {
+			run("unfold the filters", chromedp.Click(chromedp.CSS(`details.fold > summary`)))
+		}
 		run("search", chromedp.SetValue(chromedp.CSS(`form.filters input[name=q]`), "AGENCY-"))
 		loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`form.filters button[type=submit]`)))
 		found := eval(`Array.from(document.querySelectorAll("table.seeds tbody tr[data-href] td a")).map(a => a.textContent).join(" ")`)
@@ -196,11 +204,13 @@ func reviewerDay(t *testing.T, b *browsertest.Browser, ctx context.Context, s *s
 	run("filter the confident drafts", chromedp.Navigate(s.base+"/console/seeds?status=draft&min_confidence=0.9"))
 	run("tick all matching", chromedp.Click(chromedp.ID("all-matching")))
 	start := time.Now()
-	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`#bulk button[value=promote]`)))
+	loadAfter(t, ctx, chromedp.KeyEvent("a"))
 	axe("the bulk confirmation")
 	require.Equal(t, "Promote "+strconv.Itoa(confident)+" seeds?", text(t, ctx, "main h1"))
-	loadAfter(t, ctx, chromedp.Click(chromedp.CSS(`#confirm button[type=submit]`)))
-	day = append(day, decision{"bulk-promote " + strconv.Itoa(confident) + " drafts", 3, time.Since(start)}) // tick, Promote…, confirm
+	require.Equal(t, "confirm", eval(`document.activeElement.form ? document.activeElement.form.id : document.activeElement.tagName`),
+		"the confirmation's button has the focus")
+	loadAfter(t, ctx, chromedp.KeyEvent("\r"))
+	day = append(day, decision{"bulk-promote " + strconv.Itoa(confident) + " drafts", 3, time.Since(start)}) // tick, a, Enter
 	require.Equal(t, "Promoted "+strconv.Itoa(confident)+" seeds.", text(t, ctx, ".notice"))
 	require.Zero(t, total("status=draft&min_confidence=0.9"))
 	axe("the drafts after the bulk promotion")

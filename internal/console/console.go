@@ -156,6 +156,7 @@ func (c *Console) routes() []route {
 	static, _ := fs.Sub(staticFS, "static")
 	rs := []route{
 		{"GET /console/static/", http.StripPrefix("/console/static/", staticHandler(static))},
+		{"GET /favicon.ico", faviconHandler(static)},
 		{"GET /console/login", http.HandlerFunc(c.handleLoginPage)},
 		{"POST /console/login", http.HandlerFunc(c.handleLogin)},
 		{"POST /console/logout", c.session(read, c.handleLogout)},
@@ -173,7 +174,9 @@ func (c *Console) routes() []route {
 		{"GET /console/items", c.session(read, c.handleItems)},
 		{"GET /console/items/{id}", c.session(read, c.handleItem)},
 		{"GET /console/items/{id}/page", c.session(read, c.handleItemPageContent)},
-		{"GET /console/items/{country}/{category}/{date}/{file}", c.session(read, c.handleItemFile)},
+		{"GET /console/items/{country}/{category}/{date}/{file}", c.session(read, c.fileDownload(itemFiles))},
+		{"GET /console/items/{country}/{category}/{date}/warc/{file}", c.session(read, c.fileDownload(warcFiles))},
+		{"GET /console/articles/{country}/{category}/{date}/{file}", c.session(read, c.fileDownload(articleFiles))},
 		{"POST /console/seeds/bulk", c.session(admin, c.handleSeedsBulk)},
 		{"POST /console/seeds/{id}/{action}", c.session(write, c.handleSeedAction)},
 		{"GET /console/work", c.session(read, c.handleWork)},
@@ -255,6 +258,17 @@ func portOr(port, scheme string) string {
 		return "443"
 	}
 	return "80"
+}
+
+// faviconHandler answers /favicon.ico, where browsers look for an icon
+// on every page, with the console's own (an SVG, as the pages name it).
+func faviconHandler(fsys fs.FS) http.Handler {
+	files := staticHandler(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.Clone(r.Context())
+		r.URL.Path = "/favicon.svg"
+		files.ServeHTTP(w, r)
+	})
 }
 
 func staticHandler(fsys fs.FS) http.Handler {

@@ -607,3 +607,19 @@ func TestImportForm(t *testing.T) {
 	require.Equal(t, http.StatusOK, batch.StatusCode)
 	require.Contains(t, batch.body, "import batch")
 }
+
+// Browsers ask for /favicon.ico on every page, the API's documentation
+// included: it answers with the console's icon, which every console page
+// names too.
+func TestFavicon(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	b := e.browser(t)
+	p := b.get("/favicon.ico")
+	require.Equal(t, http.StatusOK, p.StatusCode, p.body)
+	require.Equal(t, "image/svg+xml", p.Header.Get("Content-Type"))
+	require.True(t, strings.HasPrefix(p.body, "<svg "), p.body)
+	require.Equal(t, p.body, b.get("/console/static/favicon.svg").body)
+	login := b.get("/console/login")
+	require.Contains(t, login.body, `<link rel="icon" href="/console/static/favicon.svg" type="image/svg+xml">`)
+}

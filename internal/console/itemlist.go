@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/seedengine/seedengine"
 )
@@ -425,67 +426,112 @@ func (c *Console) articleItems(r *http.Request, arts []seedengine.Article) ([]se
 	return out, nil
 }
 
-// partitionFiles are an item partition's files: its item files (which the
-// console can download), its WARC files (listed; the API serves no WARC
-// file) and the words for what could not be read.
+// partitionFiles are an item partition's files, each with a download
+// through the console: its item files, its WARC files and its article
+// files (JSON Lines, and Parquet once the day is over), with the words
+// for what could not be listed.
 type partitionFiles struct {
 	seedengine.Partition
-	Items             []fileRow
-	WARC              []fileRow
-	ItemsErr, WARCErr string
-	ItemBytes         int64
-	WARCBytes         int64
+	Items, WARC, Articles              []fileRow
+	ItemsErr, WARCErr, ArticlesErr     string
+	ItemBytes, WARCBytes, ArticleBytes int64
 }
 
 // fileRow is one file of a partition.
 type fileRow struct {
 	Name, Key string
-	Count     int // items or records
+	Count     int // items, records or articles
 	Bytes     int64
 	Size      string // Bytes in words
 	Download  string // the console's route that downloads it; "" when none
 	Note      string
 }
 
-// partitionFiles reads a partition's item files and WARC files.
+// listedFile is what the console reads of a file in any of the API's
+// three partition file lists.
+type listedFile struct {
+	Name      string     `json:"name"`
+	Key       string     `json:"key"`
+	Items     int        `json:"items"`
+	Records   int        `json:"records"`
+	Articles  int        `json:"articles"`
+	Bytes     int64      `json:"bytes"`
+	Written   *bool      `json:"written"`
+	WrittenAt *time.Time `json:"written_at"`
+}
+
+// fileKind is one kind of partition file: where the API lists and serves
+// it, and how the console names it.
+type fileKind struct {
+	what string // in words, for the 404 page
+	// api is the API's list of a partition's files (…/{date}, …/warc),
+	// under which it serves each file (…/{name}); console is the
+	// console's download route's prefix.
+	api, console func(seedengine.Partition) string
+	// name is a listed file's name as the console's route and the API's
+	// download take it; count its items, records or articles; ready
+	// whether it can be downloaded.
+	name  func(listedFile) string
+	count func(listedFile) int
+	ready func(listedFile) bool
+}
+
+func partitionPath(part seedengine.Partition) string {
+	return pathEscape(part.Country) + "/" + pathEscape(part.Category) + "/" + pathEscape(part.Date)
+}
+
+var (
+	itemFiles = fileKind{what: "item file",
+		api:     func(p seedengine.Partition) string { return "/api/v1/items/" + partitionPath(p) },
+		console: func(p seedengine.Partition) string { return "/console/items/" + partitionPath(p) },
+		name:    func(f listedFile) string { return f.Name + ".jsonl" },
+		count:   func(f listedFile) int { return f.Items },
+		ready:   func(f listedFile) bool { return f.WrittenAt != nil }}
+	warcFiles = fileKind{what: "WARC file",
+		api:     func(p seedengine.Partition) string { return "/api/v1/items/" + partitionPath(p) + "/warc" },
+		console: func(p seedengine.Partition) string { return "/console/items/" + partitionPath(p) + "/warc" },
+		name:    func(f listedFile) string { return f.Name },
+		count:   func(f listedFile) int { return f.Records },
+		ready:   func(listedFile) bool { return true }} // listed once stored
+	articleFiles = fileKind{what: "article file",
+		api:     func(p seedengine.Partition) string { return "/api/v1/articles/" + partitionPath(p) },
+		console: func(p seedengine.Partition) string { return "/console/articles/" + partitionPath(p) },
+		name:    func(f listedFile) string { return f.Name },
+		count:   func(f listedFile) int { return f.Articles },
+		ready:   func(f listedFile) bool { return f.Written != nil && *f.Written }}
+)
+
+// list reads the partition's files of kind k as rows.
+func (c *Console) list(r *http.Request, k fileKind, part seedengine.Partition) (rows []fileRow, total int64, errText string) {
+	var files struct {
+		Items []listedFile `json:"items"`
+	}
+	if p := c.get(r, k.api(part), &files); p != nil {
+		return nil, 0, p.Detail
+	}
+	for _, f := range files.Items {
+		row := fileRow{Name: k.name(f), Key: f.Key, Count: k.count(f), Bytes: f.Bytes, Size: byteSize(f.Bytes)}
+		if k.ready(f) {
+			row.Download = k.console(part) + "/" + pathEscape(row.Name)
+		} else {
+			row.Note = "being written"
+		}
+		total += f.Bytes
+		rows = append(rows, row)
+	}
+	return rows, total, ""
+}
+
+// partitionFiles reads a partition's item, WARC and article files.
 func (c *Console) partitionFiles(r *http.Request, part seedengine.Partition) *partitionFiles {
 	if seedengine.ValidateCountry(part.Country) != nil || seedengine.ValidateCategory(part.Category) != nil || seedengine.ValidateDate(part.Date) != nil {
 		return nil
 	}
 	pf := &partitionFiles{Partition: part}
-	base := "/api/v1/items/" + pathEscape(part.Country) + "/" + pathEscape(part.Category) + "/" + pathEscape(part.Date)
-	var items struct {
-		Items []seedengine.ItemFile `json:"items"`
-	}
-	if p := c.get(r, base, &items); p != nil {
-		pf.ItemsErr = p.Detail
-	}
-	for _, f := range items.Items {
-		row := fileRow{Name: f.Name + ".jsonl", Key: f.Key, Count: f.Items, Bytes: f.Bytes, Size: byteSize(f.Bytes)}
-		if f.WrittenAt != nil {
-			row.Download = itemFilePath(part, f.Name+".jsonl")
-		} else {
-			row.Note = "being written"
-		}
-		pf.ItemBytes += f.Bytes
-		pf.Items = append(pf.Items, row)
-	}
-	var warcs struct {
-		Items []seedengine.WARCFile `json:"items"`
-	}
-	if p := c.get(r, base+"/warc", &warcs); p != nil {
-		pf.WARCErr = p.Detail
-	}
-	for _, f := range warcs.Items {
-		pf.WARCBytes += f.Bytes
-		pf.WARC = append(pf.WARC, fileRow{Name: f.Name, Key: f.Key, Count: f.Records, Bytes: f.Bytes, Size: byteSize(f.Bytes)})
-	}
+	pf.Items, pf.ItemBytes, pf.ItemsErr = c.list(r, itemFiles, part)
+	pf.WARC, pf.WARCBytes, pf.WARCErr = c.list(r, warcFiles, part)
+	pf.Articles, pf.ArticleBytes, pf.ArticlesErr = c.list(r, articleFiles, part)
 	return pf
-}
-
-// itemFilePath is the console's route that downloads an item file.
-func itemFilePath(part seedengine.Partition, name string) string {
-	return "/console/items/" + pathEscape(part.Country) + "/" + pathEscape(part.Category) + "/" + pathEscape(part.Date) + "/" + pathEscape(name)
 }
 
 // SizeWords is a partition's total in words.
@@ -505,38 +551,44 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }
 
-// handleItemFile downloads one item file of a partition, as stored
-// (GET /api/v1/items/{country}/{category}/{date}/{file}), streamed
-// through: only a file the partition's list says is written, so a
-// missing one gets the console's 404 page rather than the API's JSON.
-func (c *Console) handleItemFile(w http.ResponseWriter, r *http.Request) {
-	s := sessFrom(r.Context())
-	part := seedengine.Partition{Country: seedengine.NormalizeCountry(r.PathValue("country")), Category: r.PathValue("category"), Date: r.PathValue("date")}
-	name := strings.TrimSuffix(r.PathValue("file"), ".jsonl")
-	if seedengine.ValidateCountry(part.Country) != nil || seedengine.ValidateCategory(part.Category) != nil || seedengine.ValidateDate(part.Date) != nil {
-		c.renderError(w, r, s, http.StatusNotFound, "There is no such item file.")
-		return
+// fileDownload downloads one file of kind k of a partition, as stored,
+// streamed through from the API under the API's own headers (its sandbox
+// policy, nosniff): only a file the partition's list says can be
+// downloaded, so a missing one gets the console's 404 page rather than
+// the API's JSON. It is an attachment under the name the API gives it
+// (a WARC file's own, unique name; sg-news-2026-03-01-articles.parquet),
+// else under one that says where it is from
+// (sg-news-2026-03-01-items_0001.jsonl).
+func (c *Console) fileDownload(k fileKind) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s := sessFrom(r.Context())
+		part := seedengine.Partition{Country: seedengine.NormalizeCountry(r.PathValue("country")), Category: r.PathValue("category"), Date: r.PathValue("date")}
+		name := r.PathValue("file")
+		if seedengine.ValidateCountry(part.Country) != nil || seedengine.ValidateCategory(part.Category) != nil || seedengine.ValidateDate(part.Date) != nil {
+			c.renderError(w, r, s, http.StatusNotFound, "There is no such "+k.what+".")
+			return
+		}
+		var files struct {
+			Items []listedFile `json:"items"`
+		}
+		if p := c.get(r, k.api(part), &files); p != nil {
+			c.renderProblem(w, r, p)
+			return
+		}
+		// An item file also by its name without .jsonl, as the API takes it.
+		i := slices.IndexFunc(files.Items, func(f listedFile) bool { return (k.name(f) == name || f.Name == name) && k.ready(f) })
+		if i < 0 {
+			c.renderError(w, r, s, http.StatusNotFound, "There is no such "+k.what+" in "+part.Country+" / "+part.Category+" / "+part.Date+".")
+			return
+		}
+		apiName := files.Items[i].Name // an item file's name has no .jsonl
+		req, err := apiRequest(r, http.MethodGet, k.api(part)+"/"+pathEscape(apiName), http.NoBody)
+		if err != nil {
+			c.renderError(w, r, s, http.StatusBadRequest, "That request is not right.")
+			return
+		}
+		w.Header().Set("Content-Disposition", `attachment; filename="`+part.Country+"-"+part.Category+"-"+part.Date+"-"+name+`"`)
+		w.Header().Set("Cache-Control", "no-store")
+		c.deps.API.ServeAs(w, req, s.key)
 	}
-	base := "/api/v1/items/" + pathEscape(part.Country) + "/" + pathEscape(part.Category) + "/" + pathEscape(part.Date)
-	var files struct {
-		Items []seedengine.ItemFile `json:"items"`
-	}
-	if p := c.get(r, base, &files); p != nil {
-		c.renderProblem(w, r, p)
-		return
-	}
-	if !slices.ContainsFunc(files.Items, func(f seedengine.ItemFile) bool { return f.Name == name && f.WrittenAt != nil }) {
-		c.renderError(w, r, s, http.StatusNotFound, "There is no such item file in "+part.Country+" / "+part.Category+" / "+part.Date+".")
-		return
-	}
-	req, err := apiRequest(r, http.MethodGet, base+"/"+pathEscape(name), http.NoBody)
-	if err != nil {
-		c.renderError(w, r, s, http.StatusBadRequest, "That request is not right.")
-		return
-	}
-	// The API's own headers follow (its sandbox policy, nosniff); the
-	// file is an attachment under a name that says where it is from.
-	w.Header().Set("Content-Disposition", `attachment; filename="`+part.Country+"-"+part.Category+"-"+part.Date+"-"+name+`.jsonl"`)
-	w.Header().Set("Cache-Control", "no-store")
-	c.deps.API.ServeAs(w, req, s.key)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -25,6 +26,7 @@ import (
 	"github.com/seedengine/seedengine"
 	"github.com/seedengine/seedengine/internal/browsertest"
 	"github.com/seedengine/seedengine/internal/harvest"
+	"github.com/seedengine/seedengine/internal/layout"
 	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
@@ -67,7 +69,7 @@ var (
 func listed(t *testing.T, p page) (ids []int64, newer, older string) {
 	t.Helper()
 	require.Equal(t, http.StatusOK, p.StatusCode, p.body)
-	_, table, ok := strings.Cut(p.body, `<table class="items" id="items">`)
+	_, table, ok := strings.Cut(p.body, `<table class="items" id="items" data-keys="rows">`)
 	require.True(t, ok, p.body)
 	table, _, _ = strings.Cut(table, "</table>")
 	for _, m := range itemRowRE.FindAllStringSubmatch(table, -1) {
@@ -350,18 +352,23 @@ func apiGet(t *testing.T, e *env, path string) page {
 	return page{resp, string(raw)}
 }
 
-// A partition's filter shows its item files, each a download, and its
-// WARC files with their sizes; article files are not listed.
+// A partition's filter shows its item files, WARC files and article
+// files, each with its size and a download through the console: the bytes
+// as stored, under the API's headers.
 func TestItemsPartitionFiles(t *testing.T) {
 	t.Parallel()
 	e := setup(t, false)
 	const seedID = "gov:sg:mom.gov.sg::news"
 	createSeed(t, e, "gov:sg:mom.gov.sg", "MOM")
 	its := harvestPagesIn(t, e.db, e.blobs, seedID, []pageCase{
-		{title: "Stored", state: seedengine.PageStored, status: 200, content: "<p>hello</p>"},
+		{title: "Stored", state: seedengine.PageStored, status: 200, content: "<p>hello</p>", article: budgetArticle()},
 		{title: "Queued", state: seedengine.PageQueued},
 	})
 	n, err := harvest.NewFlusher(sqlstore.NewItemService(e.db).Files(), e.blobs, harvest.FlushConfig{}).Flush(t.Context(), true)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	n, err = harvest.NewFlusher(sqlstore.NewArticleService(e.db).Files(), e.blobs, harvest.FlushConfig{
+		Key: layout.ArticleFileKey, What: "article"}).Flush(t.Context(), true)
 	require.NoError(t, err)
 	require.Equal(t, 1, n)
 	found, err := sqlstore.NewItemService(e.db).FindItems(t.Context(), seedengine.ItemFilter{Limit: 1})
@@ -375,13 +382,22 @@ func TestItemsPartitionFiles(t *testing.T) {
 	ids, _, _ := listed(t, p)
 	require.Equal(t, []int64{its[1].ID, its[0].ID}, ids)
 	require.Contains(t, p.body, `<h2>Files of SG / news / `+part.Date+`</h2>`)
-	require.Contains(t, p.body, `<a href="`+base+`/items_0001.jsonl" download>items_0001.jsonl</a></td><td>2</td>`)
-	_, warcs, ok := strings.Cut(p.body, `<table class="compact" id="warc-files">`)
-	require.True(t, ok, p.body)
-	require.Contains(t, warcs, "seedengine-test-spool-"+strconv.FormatInt(its[0].ID, 10))
+	table := func(id string) string {
+		t.Helper()
+		_, rest, ok := strings.Cut(p.body, `<table class="compact" id="`+id+`">`)
+		require.True(t, ok, "no table %s in %s", id, p.body)
+		rest, _, _ = strings.Cut(rest, "</table>")
+		return rest
+	}
+	require.Regexp(t, `<a href="`+base+`/items_0001.jsonl" download title="[^"]+">items_0001.<wbr>jsonl</a></td><td>2</td>`, table("item-files"))
+	warcs := table("warc-files")
+	m := regexp.MustCompile(`<a href="(` + base + `/warc/[^"]+\.warc\.gz)" download title="([^"]+)">`).FindStringSubmatch(warcs)
+	require.NotNil(t, m, warcs)
+	require.Contains(t, m[1], "seedengine-test-spool-"+strconv.FormatInt(its[0].ID, 10))
 	require.Regexp(t, `<td>1</td><td title="\d+ bytes">\d+ B</td>`, warcs)
-	require.Contains(t, p.body, `id="article-files"`)
-	require.NotContains(t, p.body, `.warc.gz" download`, "no WARC file download: the API serves none")
+	arts := table("article-files")
+	require.Contains(t, arts, `<a href="/console/articles/sg/news/`+part.Date+`/articles_0001.jsonl" download`)
+	require.Contains(t, arts, `</a></td><td>1</td>`)
 
 	f := br.get(base + "/items_0001.jsonl")
 	require.Equal(t, http.StatusOK, f.StatusCode, f.body)
@@ -394,7 +410,30 @@ func TestItemsPartitionFiles(t *testing.T) {
 	require.Equal(t, "DENY", f.Header.Get("X-Frame-Options"))
 	require.Equal(t, f.body, br.get(base+"/items_0001").body, "the name without .jsonl too")
 
-	for _, path := range []string{base + "/items_0002.jsonl", "/console/items/sg/news/2001-01-01/items_0001.jsonl", "/console/items/sg/news/tomorrow/items_0001", "/console/items/s!/news/" + part.Date + "/items_0001"} {
+	// The WARC file: the object's bytes, still gzip, never decoded.
+	wf := br.get(m[1])
+	require.Equal(t, http.StatusOK, wf.StatusCode, wf.body)
+	rc, _, err := e.blobs.NewReader(t.Context(), html.UnescapeString(m[2]))
+	require.NoError(t, err)
+	stored, err := io.ReadAll(rc)
+	require.NoError(t, err)
+	require.NoError(t, rc.Close())
+	require.Equal(t, string(stored), wf.body, "the WARC file as stored")
+	require.Equal(t, "application/warc", wf.Header.Get("Content-Type"))
+	require.Empty(t, wf.Header.Get("Content-Encoding"))
+	require.Equal(t, "attachment; filename="+path.Base(m[1]), wf.Header.Get("Content-Disposition"), "the API's name, unique already")
+	require.Contains(t, wf.Header.Get("Content-Security-Policy"), "sandbox")
+
+	// The article file.
+	af := br.get("/console/articles/sg/news/" + part.Date + "/articles_0001.jsonl")
+	require.Equal(t, http.StatusOK, af.StatusCode, af.body)
+	require.Equal(t, 1, strings.Count(af.body, "\n"))
+	require.Contains(t, af.body, `"title":"Budget <b>2027</b> statement"`, "as stored: the download is never rendered")
+	require.Equal(t, `attachment; filename="sg-news-`+part.Date+`-articles_0001.jsonl"`, af.Header.Get("Content-Disposition"))
+
+	for _, path := range []string{base + "/items_0002.jsonl", "/console/items/sg/news/2001-01-01/items_0001.jsonl", "/console/items/sg/news/tomorrow/items_0001",
+		"/console/items/s!/news/" + part.Date + "/items_0001", base + "/warc/nope.warc.gz", "/console/articles/sg/news/" + part.Date + "/articles.parquet",
+		"/console/articles/sg/news/" + part.Date + "/articles_0002.jsonl"} {
 		p := br.get(path)
 		require.Equal(t, http.StatusNotFound, p.StatusCode, path)
 		require.Contains(t, p.body, "<h1>Not found</h1>", path)

@@ -218,7 +218,7 @@ type batchData struct {
 	Result string // the result, indented
 	// Notice is the page's notice ("Queued."), shown while the batch has
 	// not finished; Refresh says the page redraws its live part.
-	Notice  string
+	Notice  *notice
 	Refresh bool
 	// Research is a research batch's result.
 	Research *researchResult
@@ -310,9 +310,9 @@ func (c *Console) batchData(r *http.Request) (batchData, *problem) {
 
 // batchNotice is the one notice a batch's page shows: "Queued.", after
 // the form that queued it.
-func batchNotice(r *http.Request) string {
+func batchNotice(r *http.Request) *notice {
 	if r.URL.Query().Get("done") != "queued" {
-		return ""
+		return nil
 	}
 	return noticeOf(r.URL.Query())
 }
@@ -350,10 +350,10 @@ func (c *Console) handleBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	// The notice confirms what was just done: shown once even when the
 	// batch finished before this page, it goes with the first redraw.
-	if d.Notice == "" && d.Batch.Status.Finished() {
+	if d.Notice == nil && d.Batch.Status.Finished() {
 		d.Notice = batchNotice(r)
 	}
-	d.Refresh = !d.Batch.Status.Finished() || d.Notice != ""
+	d.Refresh = !d.Batch.Status.Finished() || d.Notice != nil
 	c.render(w, r, http.StatusOK, "batch", page{Title: string(d.Batch.Kind) + " batch " + batchID(d.Batch.ID), Nav: "dashboard", Data: d})
 }
 

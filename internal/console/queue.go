@@ -10,10 +10,14 @@ import (
 
 // backLink is the way back from River UI's pages to the console: a link
 // first in its page's body, styled by a stylesheet of the console's own
-// (no inline code, so the queue's policy keeps its hashes).
+// (no inline code, so the queue's policy keeps its hashes). The head also
+// gets queue.js, which mends two things in River
+// UI's page (goober's blocked styles, a button's name) before River UI's
+// scripts run.
 const (
 	backLinkHTML  = `<a class="console-back" href="/console/">← Back to the console</a>`
-	backLinkStyle = `<link rel="stylesheet" href="/console/static/queue.css">`
+	backLinkStyle = `<link rel="stylesheet" href="/console/static/queue.css">` +
+		`<script src="/console/static/queue.js"></script>`
 )
 
 // withBackLink serves River UI with the way back added to its HTML page

@@ -23,7 +23,7 @@ type page struct {
 	Nav     string // the active menu entry
 	Key     *seedengine.APIKey
 	CSRF    string
-	Notice  string   // a success message
+	Notice  *notice  // a success message; nil for none
 	Problem *problem // an error to show above the content
 	Now     time.Time
 	Version string
@@ -74,21 +74,48 @@ func noticeQuery(done, what string) string {
 	return q.Encode()
 }
 
-// noticeOf is the notice a page's query asks for; "" for an unknown code
-// or a what that is not an id of the forms the console names.
-func noticeOf(q url.Values) string {
-	text, ok := notices[q.Get("done")]
-	if !ok {
+// notice is a success message in words, split around the id it names
+// (What) so that a seed's id can be a link to the seed (Href): after
+// "Promoted X." the console has gone on to the next draft, and X is one
+// Tab and Enter away.
+type notice struct {
+	Before, What, After string
+	Href                string
+}
+
+// String is the notice as one line of text.
+func (n *notice) String() string {
+	if n == nil {
 		return ""
 	}
-	if !strings.Contains(text, "%s") {
-		return text
+	return n.Before + n.What + n.After
+}
+
+// seedNotices are the notices whose what is a seed's id.
+var seedNotices = map[string]bool{"promoted": true, "suspended": true, "reactivated": true, "archived": true,
+	"saved": true, "accepted": true, "rejected": true, "reopened": true, "chose": true, "pages_on": true, "pages_off": true}
+
+// noticeOf is the notice a page's query asks for; nil for an unknown code
+// or a what that is not an id of the forms the console names.
+func noticeOf(q url.Values) *notice {
+	code := q.Get("done")
+	text, ok := notices[code]
+	if !ok {
+		return nil
+	}
+	before, after, named := strings.Cut(text, "%s")
+	if !named {
+		return &notice{Before: text}
 	}
 	what := q.Get("what")
 	if what == "" || len(what) > 400 || strings.Trim(what, "abcdefghijklmnopqrstuvwxyz0123456789.:-_") != "" {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf(text, what)
+	n := &notice{Before: before, What: what, After: after}
+	if seedNotices[code] {
+		n.Href = "/console/seeds/" + pathEscape(what)
+	}
+	return n
 }
 
 // can reports whether the signed-in key has scope.

@@ -86,7 +86,7 @@ func (e *env) apiSeed(t *testing.T, id string) seedengine.Seed {
 	return sd
 }
 
-var refreshRE = regexp.MustCompile(`<div id="read-now" class="notice" role="status" data-refresh="([^"]+)" data-every="2000">`)
+var refreshRE = regexp.MustCompile(`<div id="read-now" class="notice" role="status" tabindex="-1" data-refresh="([^"]+)" data-every="2000">`)
 
 // Read now queues a check of an active seed through the API and says so
 // in a live region, which the page fetches again until the check has run
@@ -177,13 +177,13 @@ func TestReadNow(t *testing.T) {
 
 	// The notice now says when it ran and what it found, and is final.
 	ran := fmt.Sprintf("<p>Read of %s ran at %s: <b>ok</b>, HTTP 200 · %d items in the entry, %d new to it, %d recorded. "+
-		`<a href="%s?status=active">Show the seed again</a> for its harvest as it is now.</p>`,
-		id, c.CheckedAt.UTC().Format("2006-01-02 15:04:05 UTC"), c.Items, c.Unseen, c.Harvested, path)
+		`<a href="/console/items?seed_id=%s">Its items, newest first</a> · <a href="%s?status=active">show the seed again</a> for its harvest as it is now.</p>`,
+		id, c.CheckedAt.UTC().Format("2006-01-02 15:04:05 UTC"), c.Items, c.Unseen, c.Harvested, url.QueryEscape(id), path)
 	frag = writer.get(refresh)
 	require.Equal(t, http.StatusOK, frag.StatusCode)
 	require.Equal(t, "<div data-final></div>"+ran, frag.body)
 	shown = writer.get(loc.RequestURI())
-	require.Contains(t, shown.body, `<div id="read-now" class="notice" role="status"><div data-final></div>`+ran+`</div>`,
+	require.Contains(t, shown.body, `<div id="read-now" class="notice" role="status" tabindex="-1"><div data-final></div>`+ran+`</div>`,
 		"once final, the page fetches it no more")
 
 	// Another read that never runs: after ten minutes the notice stops
@@ -234,7 +234,7 @@ func TestPagesToggle(t *testing.T) {
 	pg := b.get(path)
 	require.Contains(t, pg.body, `<dd id="pages"><b>off</b>: not fetched (items only)`)
 	require.Contains(t, pg.body, `action="/console/seeds/gov:sg:mom.gov.sg::news/pages_on"`)
-	require.Contains(t, pg.body, `<button type="submit">Turn pages on</button>`)
+	require.Contains(t, pg.body, `<button type="submit" aria-keyshortcuts="w">Turn pages on <kbd>w</kbd></button>`)
 
 	// No token, no change.
 	p := b.do(http.MethodPost, path+"/pages_on", url.Values{})
@@ -255,15 +255,15 @@ func TestPagesToggle(t *testing.T) {
 	require.Equal(t, "bob", versions.Items[0].Actor, "the key's name is the new version's actor")
 	require.True(t, versions.Items[0].Contract.Harvest.Pages)
 	shown := b.get(p.Header.Get("Location"))
-	require.Contains(t, shown.body, `<p class="notice" role="status">Pages on for `+id+`: each new item&#39;s page will be fetched and kept as WARC.</p>`)
+	require.Contains(t, shown.body, `<p class="notice" role="status" tabindex="-1">Pages on for <a href="/console/seeds/`+url.PathEscape(id)+`">`+id+`</a>: each new item&#39;s page will be fetched and kept as WARC.</p>`)
 	require.Contains(t, shown.body, `<dd id="pages"><b>on</b>: each new item's page is fetched and kept as WARC`)
 	require.Contains(t, shown.body, `action="/console/seeds/gov:sg:mom.gov.sg::news/pages_off"`)
-	require.Contains(t, shown.body, `<button type="submit">Turn pages off</button>`)
+	require.Contains(t, shown.body, `<button type="submit" aria-keyshortcuts="w">Turn pages off <kbd>w</kbd></button>`)
 
 	p = b.post(path, path+"/pages_off", nil)
 	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
 	require.False(t, e.apiSeed(t, id).Harvest.Pages, "harvest.pages is off again")
-	require.Contains(t, b.get(p.Header.Get("Location")).body, "Pages off for "+id+": new items&#39; pages will not be fetched.")
+	require.Contains(t, b.get(p.Header.Get("Location")).body, "Pages off for <a href=\"/console/seeds/"+url.PathEscape(id)+"\">"+id+"</a>: new items&#39; pages will not be fetched.")
 }
 
 // The seeds list's bulk actions turn page fetching on and off for the
@@ -310,7 +310,7 @@ func TestBulkPages(t *testing.T) {
 	ask := b.do(http.MethodPost, "/console/seeds/bulk", form("pages_on", ids[0], ids[1]))
 	require.Equal(t, http.StatusOK, ask.StatusCode, ask.body)
 	require.Contains(t, ask.body, "<h1>Turn pages on for 2 seeds?</h1>")
-	require.Contains(t, ask.body, `<button type="submit" class="primary">Turn pages on for 2 seeds</button>`)
+	require.Contains(t, ask.body, `<button type="submit" autofocus class="primary">Turn pages on for 2 seeds</button>`)
 	require.Contains(t, ask.body, "<li>"+ids[0]+" <small>draft</small></li>", "the status does not change")
 	require.Equal(t, []bool{false, false, false}, pages(), "asking changes nothing")
 	confirm := form("pages_on", ids[0], ids[1])
@@ -318,7 +318,7 @@ func TestBulkPages(t *testing.T) {
 	p := b.do(http.MethodPost, "/console/seeds/bulk", confirm)
 	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
 	require.Equal(t, []bool{true, true, false}, pages())
-	require.Contains(t, b.get(p.Header.Get("Location")).body, `<p class="notice" role="status">Turned pages on for 2 seeds.</p>`)
+	require.Contains(t, b.get(p.Header.Get("Location")).body, `<p class="notice" role="status" tabindex="-1">Turned pages on for 2 seeds.</p>`)
 
 	// All three: the two already on are left as they are, and said so.
 	ask = b.do(http.MethodPost, "/console/seeds/bulk", form("pages_on", ids...))
@@ -339,7 +339,7 @@ func TestBulkPages(t *testing.T) {
 	p = b.do(http.MethodPost, "/console/seeds/bulk", confirm)
 	require.Equal(t, http.StatusSeeOther, p.StatusCode, p.body)
 	require.Equal(t, []bool{false, false, false}, pages())
-	require.Contains(t, b.get(p.Header.Get("Location")).body, `<p class="notice" role="status">Turned pages off for 3 seeds.</p>`)
+	require.Contains(t, b.get(p.Header.Get("Location")).body, `<p class="notice" role="status" tabindex="-1">Turned pages off for 3 seeds.</p>`)
 
 	// The bulk actions are an admin's.
 	w := e.browser(t)

@@ -58,6 +58,18 @@ func (f seedFilter) Values() []string {
 	return []string{f.Status, f.Country, f.Category, f.Authority, f.FetchType, f.MinConfidence, f.Batch, f.Q, f.Sort}
 }
 
+// Set is how many of the filter's fields narrow the list (sort aside),
+// shown beside a folded filter's summary.
+func (f seedFilter) Set() int {
+	n := 0
+	for i, v := range f.Values() {
+		if v != "" && filterKeys[i] != "sort" {
+			n++
+		}
+	}
+	return n
+}
+
 // URL is Query for links in templates: encoded already, so html/template
 // must not escape it again as one value.
 func (f seedFilter) URL() template.URL { return template.URL(f.Query()) }

@@ -3,30 +3,70 @@
 (function () {
   "use strict";
 
-  // Elements with data-refresh are fetched again every data-every ms and
-  // replaced in place, until the answer carries data-final. An answer
-  // like the last is left alone: a live region (a seed's read notice)
-  // then speaks only when its words change.
+  // Elements with data-refresh are fetched again and replaced in place,
+  // until the answer carries data-final: first after 400 ms (a read
+  // queued a moment ago has often run by then), then each wait half as
+  // long again, up to data-every ms. An answer like the last is left
+  // alone: a live region (a seed's read notice) then speaks only when
+  // its words change.
   function refresh(el) {
     var url = el.getAttribute("data-refresh");
     var every = parseInt(el.getAttribute("data-every") || "2000", 10);
+    var wait = Math.min(400, every);
     var last = el.innerHTML;
-    var timer = setInterval(function () {
-      fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } })
-        .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (html) {
-          if (html === null || html === last) { return; }
-          last = html;
-          el.innerHTML = html;
-          if (el.querySelector("[data-final]")) {
-            clearInterval(timer);
-            el.removeAttribute("data-refresh");
-          }
-        })
-        .catch(function () {});
-    }, every);
+    function again() {
+      setTimeout(function () {
+        fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+          .then(function (r) { return r.ok ? r.text() : null; })
+          .then(function (html) {
+            if (html !== null && html !== last) {
+              last = html;
+              el.innerHTML = html;
+              if (el.querySelector("[data-final]")) {
+                el.removeAttribute("data-refresh");
+                return;
+              }
+            }
+            again();
+          })
+          .catch(again);
+      }, wait);
+      wait = Math.min(every, Math.round(wait * 1.5));
+    }
+    again();
   }
   document.querySelectorAll("[data-refresh]").forEach(refresh);
+
+  // Where the next key goes when a page opens: a form sent back refused
+  // → its summary of errors; a notice ("Promoted …", a read queued) →
+  // the notice, so that a screen reader says it; a link to a form
+  // (/console/work#contract) → its first field, or when the link filled
+  // it in, its first empty required field or else its button.
+  function formTarget(form) {
+    var fields = Array.prototype.slice.call(form.querySelectorAll(
+      "input:not([type=hidden]):not([type=checkbox]):not([type=radio]), textarea, select"));
+    var filled = fields.some(function (f) { return f.type !== "file" && f.value !== "" && f.tagName !== "SELECT"; });
+    if (!filled) { return fields[0]; }
+    return fields.find(function (f) { return f.required && !f.value; }) || form.querySelector("button[type=submit]");
+  }
+  function land() {
+    if (document.querySelector("[autofocus]")) { return; }
+    var target = document.querySelector("form.sent .problem, main > .problem, main .notice");
+    if (!target && location.hash.length > 1) {
+      var form = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+      if (form && form.tagName === "FORM") { target = formTarget(form); }
+    }
+    if (target) { target.focus(); }
+  }
+  // After the load, when the browser has scrolled to the link's fragment
+  // (which moves the focus away from anything focused before).
+  window.addEventListener("load", function () { setTimeout(land, 0); });
+
+  // Folds (the seeds list's filters and bulk actions) close on a phone.
+  if (window.matchMedia("(max-width: 640px)").matches) {
+    document.querySelectorAll("details.fold[open]").forEach(function (d) { d.open = false; });
+  }
+  window.addEventListener("hashchange", land);
 
   // Row tables (the seeds list): j/k move, Enter opens, a click opens.
   var rows = Array.prototype.slice.call(document.querySelectorAll("[data-keys=rows] tbody tr[data-href]"));
@@ -45,9 +85,13 @@
     });
   });
 
+  // typing reports whether a key goes into a field (a box or a button
+  // takes no letters: a key pressed on it is a shortcut).
   function typing(e) {
     var t = e.target;
-    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+    if (!t) { return false; }
+    if (t.isContentEditable || t.tagName === "TEXTAREA" || t.tagName === "SELECT") { return true; }
+    return t.tagName === "INPUT" && !/^(checkbox|radio|button|submit|reset)$/.test(t.type);
   }
   // Selecting seeds for a bulk action (the seeds list): a count that
   // follows the boxes, the page's box, and Shift-click for a range.
@@ -117,7 +161,13 @@
       break;
     case "1": case "2": case "3": case "4": case "5": case "6": case "7": case "8": case "9":
       var use = document.querySelector("form[data-choose='" + e.key + "']");
+      var jump = document.querySelector("a[data-jump='" + e.key + "']");
       if (use) { use.requestSubmit(); e.preventDefault(); }
+      else if (jump) {
+        // The Start work page: the digit's form, its first field focused.
+        var form = document.getElementById(jump.getAttribute("href").slice(1));
+        if (form) { history.replaceState(null, "", jump.getAttribute("href")); formTarget(form).focus(); e.preventDefault(); }
+      }
       break;
     case "j": if (rows.length) { select(at + 1); e.preventDefault(); } break;
     case "k": if (rows.length) { select(at - 1); e.preventDefault(); } break;
@@ -129,7 +179,19 @@
       break;
     case "a":
       var promote = document.getElementById("promote");
+      var bulkPromote = document.getElementById("bulk-promote");
       if (promote) { promote.requestSubmit(); e.preventDefault(); }
+      else if (bulkPromote && (boxes.some(function (b) { return b.checked; }) || (all && all.checked))) {
+        bulkPromote.form.requestSubmit(bulkPromote); e.preventDefault();
+      }
+      break;
+    case "Escape":
+      var cancel = document.getElementById("cancel");
+      if (cancel) { window.location = cancel.href; e.preventDefault(); }
+      break;
+    case "w":
+      var pages = document.getElementById("pages-toggle");
+      if (pages) { pages.requestSubmit(); e.preventDefault(); }
       break;
     case "c":
       var check = document.getElementById("check");
