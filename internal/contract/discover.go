@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -131,6 +133,13 @@ type run struct {
 	cms      []*cms.Profile
 	known    int // known-path probes made
 	deadline time.Time
+	// ctx is the run's context, for the robots.txt of another host read
+	// from the Admit hook of a redirect that goes there.
+	ctx context.Context
+	// hostsMu guards hosts: the robots.txt rules of the domain's other
+	// hosts, by host, read the first time the run goes there.
+	hostsMu sync.Mutex
+	hosts   map[string]*robots.Group
 }
 
 // Discover examines one domain (its registrable name) within the
@@ -161,9 +170,10 @@ func (d *Discoverer) run(ctx context.Context, domainID, domain string, body func
 	ev := &Evidence{DomainID: domainID, Domain: domain, Agent: d.cfg.Agent, StartedAt: now, Candidates: []*Candidate{}, Decisions: []Decision{}}
 	ev.Spent.MaxRequests = d.cfg.MaxRequests
 	ev.Spent.DeadlineMS = d.cfg.Deadline.Milliseconds()
-	r := &run{d: d, ev: ev, fetched: map[string]bool{}, byURL: map[string]*Candidate{}, deadline: now.Add(d.cfg.Deadline)}
+	r := &run{d: d, ev: ev, fetched: map[string]bool{}, byURL: map[string]*Candidate{}, deadline: now.Add(d.cfg.Deadline), hosts: map[string]*robots.Group{}}
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.Deadline)
 	defer cancel()
+	r.ctx = ctx
 
 	body(ctx, r)
 
@@ -250,11 +260,17 @@ func (r *run) markUnfetched() {
 }
 
 // admit lets one exchange to u go ahead: within the budget, and allowed
-// by robots.txt once robots.txt is known.
+// by robots.txt once robots.txt is known (another host's read first, when
+// a redirect goes there).
 func (r *run) admit(u *url.URL) error {
-	if r.rules != nil && r.robotsVerdict(u.String()) != RobotsAllowed {
+	if r.rules != nil && r.checkedVerdict(u.String()) != RobotsAllowed {
 		return errRobots
 	}
+	return r.spend()
+}
+
+// spend takes one exchange from the budget.
+func (r *run) spend() error {
 	if r.used.Add(1) > int64(r.d.cfg.MaxRequests) {
 		r.used.Add(-1)
 		return errBudget
@@ -367,20 +383,91 @@ func unreachable(err error) bool {
 	return true
 }
 
+// robotsVerdict judges raw by the robots.txt of its host as far as the
+// run knows it: the domain's own for the domain and its www. twin, that
+// of another host of the domain once read (RobotsUnchecked before).
 func (r *run) robotsVerdict(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return RobotsDisallowed
 	}
-	if !sameSite(u.Hostname(), r.ev.Domain) {
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if !sameSite(host, r.ev.Domain) {
 		// Another site's robots.txt is not ours to read here; feeds on
 		// feed hosts (feedburner) are fetched like any linked resource.
 		return RobotsAllowed
 	}
-	if r.rules.Allowed(u.RequestURI()) {
+	rules := r.rules
+	if !r.mainHost(host) {
+		r.hostsMu.Lock()
+		g, ok := r.hosts[strings.ToLower(u.Host)]
+		r.hostsMu.Unlock()
+		if !ok {
+			return RobotsUnchecked
+		}
+		rules = g
+	}
+	if rules.Allowed(u.RequestURI()) {
 		return RobotsAllowed
 	}
 	return RobotsDisallowed
+}
+
+// checkedVerdict is robotsVerdict after reading the robots.txt of raw's
+// host when it is another host of the domain not read yet.
+func (r *run) checkedVerdict(raw string) string {
+	v := r.robotsVerdict(raw)
+	if v != RobotsUnchecked {
+		return v
+	}
+	u, _ := url.Parse(raw) // robotsVerdict parsed it
+	r.readHostRobots(u.Host)
+	return r.robotsVerdict(raw)
+}
+
+// mainHost reports whether host is the domain or its www. twin, whose
+// robots.txt the run read first (the apex's usually redirects to www.'s).
+func (r *run) mainHost(host string) bool {
+	return host == r.ev.Domain || host == "www."+r.ev.Domain
+}
+
+// readHostRobots reads the robots.txt of host (another host of the
+// domain, with its port if any), records it in the evidence and keeps
+// its group for our agent. Its exchanges count against the budget; one
+// the budget refuses leaves the host unread (its URLs then unchecked, so
+// not fetched).
+func (r *run) readHostRobots(host string) {
+	host = strings.ToLower(host)
+	r.hostsMu.Lock()
+	defer r.hostsMu.Unlock()
+	if _, ok := r.hosts[host]; ok {
+		return
+	}
+	rt := fetch.FetchRobots(r.ctx, r.d.f.Do, host, func(*url.URL) error { return r.spend() })
+	if errors.Is(rt.Err, errBudget) || r.ctx.Err() != nil {
+		return
+	}
+	g := rt.Rules.Group(r.d.cfg.Agent)
+	r.hosts[host] = g
+	he := HostRobotsEvidence{Host: host, URL: rt.URL, Result: string(rt.Status), Rules: g.Rules()}
+	if rt.Err != nil {
+		he.Error = failReason(rt.Err)
+	} else {
+		he.Status, he.FinalURL = rt.Response.Status, rt.Response.FinalURL
+	}
+	if cd, ok := g.CrawlDelay(); ok {
+		he.CrawlDelay = cd.Seconds()
+		r.d.f.SetCrawlDelay(strings.ToLower(hostOnly(host)), min(cd, r.d.cfg.MaxCrawlDelay))
+	}
+	r.ev.HostRobots = append(r.ev.HostRobots, he)
+}
+
+// hostOnly is host without its port.
+func hostOnly(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		return h
+	}
+	return host
 }
 
 // sameSite reports whether host is the domain or one of its subdomains.
@@ -747,6 +834,12 @@ func (r *run) fetches(kind string, probes bool) int {
 
 // fetch requests one candidate and takes what it teaches.
 func (r *run) fetch(ctx context.Context, c *Candidate) {
+	if c.Robots == RobotsUnchecked {
+		if c.Robots = r.checkedVerdict(c.URL); c.Robots == RobotsUnchecked {
+			c.Skipped = SkipBudget // its host's robots.txt could not be read
+			return
+		}
+	}
 	if !r.claim(c) {
 		return
 	}
@@ -907,6 +1000,12 @@ func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
 			page.Feeds = append(page.Feeds, f)
 		}
 	}
+	// So are its subscription links, wherever they lead: an "RSS" page
+	// whose one link is "Subscribe to Latest headlines", or "Click here
+	// to subscribe" to a feed host. Each is judged by what it serves (a
+	// paywall's page is HTML, and at this depth read no further).
+	page.Feeds = append(page.Feeds, page.Hubs...)
+	page.Hubs = nil
 	before := len(r.ev.Candidates)
 	r.addPage(page, c.URL, c.Depth+1)
 	found := 0
@@ -916,7 +1015,9 @@ func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
 		}
 	}
 	c.Items = found
-	if found >= 2 {
+	// A page listing one feed is a directory as much as one listing
+	// twelve: the feed is a candidate like any other.
+	if found >= 1 {
 		c.Format = FormatDirectory
 	} else {
 		c.Error = "not_a_feed"

@@ -29,6 +29,10 @@
 //     agent decides every later request: a candidate robots.txt disallows
 //     is recorded with its verdict and never fetched. Crawl-delay is
 //     passed to the fetcher (capped at Config.MaxCrawlDelay) and recorded.
+//     It governs the domain and its www. twin; another host of the domain
+//     (rss., feeds.) is governed by its own robots.txt, read the first
+//     time the run goes there (Evidence.HostRobots; a candidate there is
+//     RobotsUnchecked until then).
 //     Its Sitemap: lines become candidates ranked by how news-like their
 //     names are (sitemap.NewsScore), whatever their line.
 //  2. The home page: its <link rel="alternate"> feeds and HTTP Link
@@ -45,8 +49,10 @@
 //     everything a page or robots.txt named.
 //
 // Fetching teaches more: a feed candidate that answers with an HTML page
-// listing two or more feeds is a feed directory (its feeds become
-// candidates, the site's main feed first by feed.MainScore); a sitemap
+// listing feeds — one or many: links that look like feeds, its links to
+// feed-type files of the domain, its subscription links wherever they
+// lead — is a feed directory (its feeds become candidates, the site's
+// main feed first by feed.MainScore); a sitemap
 // index's children become candidates, the most news-like and freshest
 // first (at most Config.MaxIndexChildren, down to Config.MaxSitemapDepth);
 // a section page's feeds and sitemaps become candidates and the page is

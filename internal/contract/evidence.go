@@ -34,10 +34,14 @@ const (
 // candidates with Via ViaDirectory and the page as Parent.
 const FormatDirectory = "feed_directory"
 
-// Robots verdicts of a candidate URL for our agent.
+// Robots verdicts of a candidate URL for our agent. A candidate on
+// another host of the domain (rss.example.com) is judged by that host's
+// robots.txt, read the first time the run goes there: until then, and
+// for good when the run never does, its verdict is unchecked.
 const (
 	RobotsAllowed    = "allowed"
 	RobotsDisallowed = "disallowed"
+	RobotsUnchecked  = "unchecked"
 )
 
 // Reasons a candidate was not fetched.
@@ -66,7 +70,11 @@ type Evidence struct {
 	// redirects), e.g. "https://www.example.gov.sg".
 	Site   string         `json:"site,omitempty"`
 	Robots RobotsEvidence `json:"robots"`
-	Home   *PageEvidence  `json:"home,omitempty"`
+	// HostRobots are the robots.txt files of the domain's other hosts
+	// (rss.example.com, feeds.example.com) the run went to, each read the
+	// first time, in that order; each host's decides its own URLs.
+	HostRobots []HostRobotsEvidence `json:"host_robots,omitempty"`
+	Home       *PageEvidence        `json:"home,omitempty"`
 	// CMS lists the content management systems the home page shows, the
 	// most certain first; their default paths are tried (ViaCMSPath).
 	CMS []CMSMatch `json:"cms,omitempty"`
@@ -132,6 +140,20 @@ type RobotsEvidence struct {
 	// CrawlDelay is the group's Crawl-delay in seconds, 0 when none.
 	CrawlDelay float64  `json:"crawl_delay,omitempty"`
 	Sitemaps   []string `json:"sitemaps,omitempty"`
+}
+
+// HostRobotsEvidence is the robots.txt of another host of the domain,
+// as the run read it: the same RFC 9309 reading as the domain's own
+// (2xx parsed, 4xx allow all, 5xx, 429 or no answer disallow all).
+type HostRobotsEvidence struct {
+	Host       string  `json:"host"`
+	URL        string  `json:"url"`
+	FinalURL   string  `json:"final_url,omitempty"`
+	Status     int     `json:"status"`
+	Result     string  `json:"result"`
+	Error      string  `json:"error,omitempty"`
+	Rules      int     `json:"rules"`
+	CrawlDelay float64 `json:"crawl_delay,omitempty"`
 }
 
 // CMSMatch is a recognised CMS and what gave it away.

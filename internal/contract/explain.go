@@ -236,7 +236,7 @@ func (x *explainer) unusable(c *Candidate) (rule, reason string) {
 	switch {
 	case c.Error == "redirect_"+SkipRobots:
 		return RuleRobotsDisallowed, "redirected to a URL robots.txt blocks"
-	case c.Robots != RobotsAllowed || c.Skipped == SkipRobots:
+	case c.Robots == RobotsDisallowed || c.Skipped == SkipRobots:
 		return RuleRobotsDisallowed, "blocked by robots.txt"
 	case !c.Fetched:
 		if why := skipWords[c.Skipped]; why != "" {

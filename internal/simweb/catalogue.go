@@ -76,6 +76,10 @@ func Catalogue() []CatalogueEntry {
 		hostileRobots(),
 		pelicanAtom(),
 		wixBlogFeed(),
+		drupalRSSPageOneFeed(),
+		handmadeRSSPageFeedHost(),
+		siblingFeedsHostRobots(),
+		rssRedirectSiblingHost(),
 	}
 }
 

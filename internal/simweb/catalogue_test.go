@@ -26,8 +26,8 @@ var (
 	entryName = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 	domainID  = regexp.MustCompile(`^(gov|mil|edu|ngo|org|media|com|other):([a-z]{2}|intl):([a-z0-9-]+\.)+[a-z]{2,}$`)
 	// thirdParty are registrable domains an entry may use besides its own
-	// (a feed burned on FeedBurner).
-	thirdParty = map[string]bool{"feedburner.com": true}
+	// (a feed burned on FeedBurner or FeedBlitz).
+	thirdParty = map[string]bool{"feedburner.com": true, "feedblitz.com": true}
 )
 
 func registrable(t *testing.T, host string) string {

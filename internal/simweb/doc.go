@@ -103,10 +103,11 @@
 //
 // The layouts above exercise the fetcher; they are too regular to judge
 // contract discovery by. [Catalogue] is a fixed list of realistic sites
-// (31 entries) modelled closely on real publishers and CMSs — WordPress with
+// (35 entries) modelled closely on real publishers and CMSs — WordPress with
 // and without Yoast, Arc XP, Drupal, TYPO3, Ghost, Joomla, Blogger,
 // Brightspot, BLOX/TownNews, Hugo, Pelican, Squarespace, Wix, in-house CMSs
-// in English, German, Japanese, Spanish, French, Italian and Dutch —
+// and hand-coded HTML, in English, German, Japanese, Spanish, French,
+// Italian and Dutch —
 // with their real generator tags, asset paths, API links, feed and sitemap
 // URLs, menus, footers, paywall and newsletter links, HTML sitemap pages,
 // and robots.txt files (six copied from real publishers, see
