@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -225,20 +226,62 @@ func ValidateContentType(ct string) error {
 // SeedID returns the seed_id "{domain_id}::{content_type}".
 func SeedID(domainID, contentType string) string { return domainID + "::" + contentType }
 
+// EditionSeedID returns the seed_id of a publisher's edition other than
+// its default: "{domain_id}::{content_type}@{edition}"; SeedID's when
+// edition is "".
+func EditionSeedID(domainID, contentType, edition string) string {
+	if edition == "" {
+		return SeedID(domainID, contentType)
+	}
+	return SeedID(domainID, contentType) + "@" + edition
+}
+
 // ParseSeedID splits a seed_id into its domain_id and content type and
-// checks both. EINVALID with Field "seed_id".
+// checks both, and its edition when it names one (ParseEditionSeedID).
+// EINVALID with Field "seed_id".
 func ParseSeedID(id string) (domainID, contentType string, err error) {
+	d, ct, _, err := ParseEditionSeedID(id)
+	return d, ct, err
+}
+
+// ParseEditionSeedID splits a seed_id, "{domain_id}::{content_type}" or
+// "{domain_id}::{content_type}@{edition}", into its parts and checks
+// them. EINVALID with Field "seed_id".
+func ParseEditionSeedID(id string) (domainID, contentType, edition string, err error) {
 	d, ct, ok := strings.Cut(id, "::")
 	if !ok {
-		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}")
+		return "", "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}")
 	}
 	if _, _, _, err := ParseDomainID(d); err != nil {
-		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its %s", ErrorMessage(err))
+		return "", "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its %s", ErrorMessage(err))
 	}
+	ct, edition, named := strings.Cut(ct, "@")
 	if ValidateContentType(ct) != nil {
-		return "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its content type a lower-case slug [a-z0-9_]{1,40}")
+		return "", "", "", FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type}, and its content type a lower-case slug [a-z0-9_]{1,40}")
 	}
-	return d, ct, nil
+	if named && !ValidEdition(edition) {
+		return "", "", "", FieldErrorf("seed_id", "seed_id's edition (after @) must be a lower-case language tag such as de or pt-br")
+	}
+	return d, ct, edition, nil
+}
+
+// editionRE is an edition: a language tag, lower case, its primary
+// subtag and at most one more (de, pt-br, zh-hant).
+var editionRE = regexp.MustCompile(`^[a-z]{2,3}(-[a-z0-9]{2,8})?$`)
+
+// ValidEdition reports whether e is an edition's language tag.
+func ValidEdition(e string) bool { return editionRE.MatchString(e) }
+
+// SeedEdition says which of a publisher's editions a seed harvests, when
+// the domain publishes editions in different languages on different
+// hosts (de.example.com, fr.example.com): one seed per edition. The
+// edition whose language is one of the domain_id's country's is the
+// default, whose seed has the plain seed_id; each other's seed_id ends in
+// @{language}. A domain with one edition has no edition.
+type SeedEdition struct {
+	Language string `json:"language" doc:"The edition's language, a lower-case language tag (de, fr, pt-br)."`
+	Host     string `json:"host" doc:"The host the edition is published on (de.example.com)."`
+	Default  bool   `json:"default" doc:"Whether this is the domain's default edition, whose seed has the plain seed_id."`
 }
 
 // SeedSource is who publishes a seed's content.
@@ -246,6 +289,18 @@ type SeedSource struct {
 	Domain     string     `json:"domain"` // registrable domain
 	Name       string     `json:"name"`
 	SourceType SourceType `json:"source_type"`
+	// Edition is the publisher's edition the seed harvests, when the
+	// domain has several (SeedEdition); nil when it has one.
+	Edition *SeedEdition `json:"edition,omitempty"`
+}
+
+// EditionSuffix is the edition a seed's seed_id names: the language of
+// an edition that is not the default, else "".
+func (s SeedSource) EditionSuffix() string {
+	if s.Edition == nil || s.Edition.Default {
+		return ""
+	}
+	return s.Edition.Language
 }
 
 // SeedFetch is how a seed's content is retrieved: part of the contract.
@@ -381,10 +436,11 @@ const MaxSeedMetadata = 16 << 10
 // empty. It does not validate.
 func (s *Seed) Normalize() {
 	if s.SeedID == "" && s.DomainID != "" && s.ContentType != "" {
-		s.SeedID = SeedID(s.DomainID, s.ContentType)
+		s.SeedID = EditionSeedID(s.DomainID, s.ContentType, s.Source.EditionSuffix())
 	}
 	if s.SeedID != "" && (s.DomainID == "" || s.ContentType == "") {
 		if d, ct, ok := strings.Cut(s.SeedID, "::"); ok {
+			ct, _, _ = strings.Cut(ct, "@")
 			if s.DomainID == "" {
 				s.DomainID = d
 			}
@@ -419,8 +475,16 @@ func (s *Seed) Validate() error {
 	if err := ValidateContentType(s.ContentType); err != nil {
 		return err
 	}
-	if s.SeedID != SeedID(s.DomainID, s.ContentType) {
-		return FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type} of the seed")
+	if e := s.Source.Edition; e != nil {
+		if !ValidEdition(e.Language) {
+			return FieldErrorf("source.edition.language", "source.edition.language must be a lower-case language tag such as de or pt-br")
+		}
+		if h := strings.ToLower(e.Host); h != domain && !strings.HasSuffix(h, "."+domain) {
+			return FieldErrorf("source.edition.host", "source.edition.host must be a host of the domain_id's domain")
+		}
+	}
+	if s.SeedID != EditionSeedID(s.DomainID, s.ContentType, s.Source.EditionSuffix()) {
+		return FieldErrorf("seed_id", "seed_id must be {domain_id}::{content_type} of the seed, with @{edition} for an edition other than the default")
 	}
 	if s.Country != country {
 		return FieldErrorf("country", "country must be the domain_id's country")

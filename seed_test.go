@@ -89,6 +89,42 @@ func TestParseSeedID(t *testing.T) {
 	}
 }
 
+// A publisher's editions other than the default have seed ids that end in
+// @{language}; the default's is the plain one, and Validate holds the id
+// to the seed's source.edition.
+func TestEditionSeedID(t *testing.T) {
+	t.Parallel()
+	d, ct, ed, err := seedengine.ParseEditionSeedID("media:de:eurokanal-example.com::news@fr")
+	require.NoError(t, err)
+	require.Equal(t, []string{"media:de:eurokanal-example.com", "news", "fr"}, []string{d, ct, ed})
+	d, ct, err = seedengine.ParseSeedID("media:de:eurokanal-example.com::news@pt-br")
+	require.NoError(t, err)
+	require.Equal(t, []string{"media:de:eurokanal-example.com", "news"}, []string{d, ct})
+	require.Equal(t, "media:de:x.com::news@fr", seedengine.EditionSeedID("media:de:x.com", "news", "fr"))
+	require.Equal(t, "media:de:x.com::news", seedengine.EditionSeedID("media:de:x.com", "news", ""))
+	for _, bad := range []string{"media:de:x.com::news@", "media:de:x.com::news@FR", "media:de:x.com::news@french-canadian-x",
+		"media:de:x.com::news@fr@de", "media:de:x.com::news@f", "media:de:x.com::@fr"} {
+		_, _, _, err := seedengine.ParseEditionSeedID(bad)
+		require.Error(t, err, bad)
+		require.Equal(t, "seed_id", seedengine.ErrorField(err), bad)
+	}
+
+	s := validSeed()
+	s.DomainID, s.Country = "media:sg:mom.gov.sg", ""
+	s.Source = seedengine.SeedSource{Edition: &seedengine.SeedEdition{Language: "zh", Host: "zh.mom.gov.sg"}}
+	s.Normalize()
+	require.Equal(t, "media:sg:mom.gov.sg::news@zh", s.SeedID)
+	require.NoError(t, s.Validate())
+	s.Source.Edition.Default = true
+	require.Equal(t, "seed_id", seedengine.ErrorField(s.Validate()), "the default edition's seed id is the plain one")
+	s.SeedID = "media:sg:mom.gov.sg::news"
+	require.NoError(t, s.Validate())
+	s.Source.Edition.Host = "zh.example.com"
+	require.Equal(t, "source.edition.host", seedengine.ErrorField(s.Validate()))
+	s.Source.Edition.Host, s.Source.Edition.Language = "zh.mom.gov.sg", "Chinese"
+	require.Equal(t, "source.edition.language", seedengine.ErrorField(s.Validate()))
+}
+
 // validSeed is a seed as a client sends it, before Normalize.
 func validSeed() seedengine.Seed {
 	return seedengine.Seed{

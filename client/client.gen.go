@@ -2687,7 +2687,7 @@ type Seed struct {
 	// ReviewReasons What a person should weigh before promoting the seed, derived from its contract whenever it is shown. A bulk promote by filter leaves out the drafts that have any; naming the seed (seed_ids, or POST /api/v1/seeds/promote) promotes it.
 	ReviewReasons *[]SeedReviewReason `json:"review_reasons,omitempty"`
 
-	// SeedId {domain_id}::{content_type}.
+	// SeedId {domain_id}::{content_type}, with @{edition} (its language) for a publisher's edition other than its default.
 	//
 	// Examples: gov:sg:mom.gov.sg::news
 	SeedId string     `json:"seed_id"`
@@ -2980,6 +2980,18 @@ type SeedCreateRequest struct {
 	Source *SeedSourceRequest `json:"source,omitempty"`
 }
 
+// SeedEdition defines model for SeedEdition.
+type SeedEdition struct {
+	// Default Whether this is the domain's default edition, whose seed has the plain seed_id.
+	Default bool `json:"default"`
+
+	// Host The host the edition is published on (de.example.com).
+	Host string `json:"host"`
+
+	// Language The edition's language, a lower-case language tag (de, fr, pt-br).
+	Language string `json:"language"`
+}
+
 // SeedEvidence defines model for SeedEvidence.
 type SeedEvidence struct {
 	// Candidates Candidates examined for the domain.
@@ -3234,6 +3246,9 @@ type SeedSource struct {
 	//
 	// Examples: mom.gov.sg
 	Domain string `json:"domain"`
+
+	// Edition The publisher's edition the seed harvests, when its domain has editions in other languages on other hosts (de.example.com); absent when it has one. The default edition's seed has the plain seed_id, each other's ends in @{language}.
+	Edition *SeedEdition `json:"edition,omitempty"`
 
 	// Name Who publishes it.
 	//

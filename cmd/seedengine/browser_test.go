@@ -31,7 +31,7 @@ var readmeShots = map[string]string{
 // TestBrowserReviewLoop drives the operator console through headless
 // Chromium, the whole review loop on a real serve process (embedded
 // defaults in a temporary directory) whose outbound client reaches the
-// simulated web's catalogue of 35 sites, 400 ms apart per host so a
+// simulated web's catalogue of 37 sites, 400 ms apart per host so a
 // contract batch runs for a few seconds: sign in with an admin key made
 // by apikey create, queue research of the catalogue's home pages with the
 // "Start work" form, queue contracts for that partition from the research

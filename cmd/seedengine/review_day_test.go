@@ -207,8 +207,9 @@ func reviewerDay(t *testing.T, b *browsertest.Browser, ctx context.Context, s *s
 	loadAfter(t, ctx, chromedp.KeyEvent("a"))
 	axe("the bulk confirmation")
 	require.Equal(t, "Promote "+strconv.Itoa(confident)+" seeds?", text(t, ctx, "main h1"))
-	require.Equal(t, "confirm", eval(`document.activeElement.form ? document.activeElement.form.id : document.activeElement.tagName`),
-		"the confirmation's button has the focus")
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.activeElement.form && document.activeElement.form.id === "confirm"`,
+		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(5*time.Second)))
+	require.NoError(t, err, "the confirmation's button has the focus")
 	loadAfter(t, ctx, chromedp.KeyEvent("\r"))
 	day = append(day, decision{"bulk-promote " + strconv.Itoa(confident) + " drafts", 3, time.Since(start)}) // tick, a, Enter
 	require.Equal(t, "Promoted "+strconv.Itoa(confident)+" seeds.", text(t, ctx, ".notice"))

@@ -623,3 +623,28 @@ func TestFavicon(t *testing.T) {
 	login := b.get("/console/login")
 	require.Contains(t, login.body, `<link rel="icon" href="/console/static/favicon.svg" type="image/svg+xml">`)
 }
+
+// A seed of a publisher's edition says which: in the seeds list, in its
+// page's title and facts, with a link to the default edition's seed.
+func TestSeedPageShowsEdition(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	createSeed(t, e, "media:sg:mom.gov.sg", "MOM")
+	sd, err := e.seeds.FindSeedByID(t.Context(), "media:sg:mom.gov.sg::news")
+	require.NoError(t, err)
+	sd.SeedID, sd.Source.Edition = "", &seedengine.SeedEdition{Language: "zh", Host: "zh.mom.gov.sg"}
+	sd.Fetch.EntryURL = "https://zh.mom.gov.sg/feed/"
+	sd.Normalize()
+	require.Equal(t, "media:sg:mom.gov.sg::news@zh", sd.SeedID)
+	_, err = e.seeds.RecordDraftSeed(t.Context(), sd, "contract_batch:test", "")
+	require.NoError(t, err)
+
+	b := e.browser(t)
+	require.Equal(t, http.StatusSeeOther, b.signIn(e.admin).StatusCode)
+	list := b.get("/console/seeds?status=draft")
+	require.Contains(t, list.body, `<small>news · zh edition · `)
+	p := b.get("/console/seeds/" + url.PathEscape(sd.SeedID))
+	require.Equal(t, http.StatusOK, p.StatusCode, p.body)
+	require.Contains(t, p.body, `<h1>mom.gov.sg <small>news · zh edition</small>`)
+	require.Contains(t, p.body, `<dd id="edition"><b>zh</b> on zh.mom.gov.sg: another edition of the publisher; the default's seed is <a href="/console/seeds/media:sg:mom.gov.sg::news">media:sg:mom.gov.sg::news</a></dd>`)
+}

@@ -69,7 +69,7 @@ func TestArchiveChosen(t *testing.T) {
 			s := contract.SeedFrom(ev, *d, "prod/contracts/x.json", "news")
 			require.Equal(t, d.Archive, s.Harvest.Archive, "the seed's contract names it")
 			require.NoError(t, s.Validate())
-			again, err := contract.Choose(ev, d.ContentType, d.EntryURL, contract.Config{})
+			again, err := contract.Choose(ev, d.ContentType, "", d.EntryURL, contract.Config{})
 			require.NoError(t, err)
 			require.Equal(t, d.Archive, again.Archive, "a reviewer's choice of the same entry keeps it")
 		}

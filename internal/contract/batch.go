@@ -455,6 +455,14 @@ func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengin
 		},
 		Confidence: d.Confidence,
 		Harvest:    seedengine.SeedHarvest{Archive: d.Archive},
+		Source:     seedengine.SeedSource{Edition: d.Edition},
+	}
+	// An entry on another host of the domain is governed by that host's
+	// robots.txt, which the run read.
+	for _, h := range ev.HostRobots {
+		if strings.EqualFold(hostOnly(h.Host), hostOf(d.EntryURL)) {
+			s.Policy.RobotsURL, s.Policy.CrawlDelay = h.URL, min(h.CrawlDelay, maxSeedCrawlDelay)
+		}
 	}
 	checked := ev.FinishedAt
 	s.Evidence = seedengine.SeedEvidence{Key: evidenceKey, Method: d.Method, Why: d.Why, Candidates: len(ev.Candidates), Requests: ev.Spent.Requests, CheckedAt: &checked}

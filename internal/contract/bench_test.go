@@ -34,7 +34,7 @@ func BenchmarkDiscoverCatalogue(b *testing.B) {
 			elapsed += time.Since(start)
 			runs++
 			reqs = append(reqs, ev.Spent.Requests)
-			if got, ok := chosen(ev, e.Expect.ContentType); ok && got.EntryURL == e.Expect.EntryURL && string(got.FetchType) == e.Expect.FetchType {
+			if got, ok := chosenEdition(ev, e.Expect.ContentType, e.Expect.Edition, len(e.Editions) > 0); ok && got.EntryURL == e.Expect.EntryURL && string(got.FetchType) == e.Expect.FetchType {
 				right++
 			}
 		}

@@ -32,6 +32,15 @@ const (
 // decide chooses, per content type (news first), the best retrieval
 // method among the evidence's usable candidates.
 func decide(ev *Evidence, cfg Config) []Decision {
+	if hasEditions(ev) {
+		return decideEditions(ev, cfg)
+	}
+	return decideOne(ev, cfg)
+}
+
+// decideOne makes the decisions of one edition's candidates (all of a
+// domain's when it has one).
+func decideOne(ev *Evidence, cfg Config) []Decision {
 	if ev.Outcome == OutcomeUnreachable || ev.Outcome == OutcomeRobotsUnavailable {
 		return []Decision{}
 	}

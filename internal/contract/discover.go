@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -140,6 +141,11 @@ type run struct {
 	// hosts, by host, read the first time the run goes there.
 	hostsMu sync.Mutex
 	hosts   map[string]*robots.Group
+	// mainLang is the site's own language, its home page's <html lang>
+	// (primary subtag); editions are the others (editions.go).
+	mainLang string
+	// rulesHost is the host (without port) whose robots.txt rules is.
+	rulesHost string
 }
 
 // Discover examines one domain (its registrable name) within the
@@ -211,6 +217,8 @@ func (r *run) discover(ctx context.Context, rt *fetch.RobotsTxt) {
 	r.addKnownPaths()
 	r.search(ctx)
 	r.finish(ctx)
+	r.readEditions(ctx)
+	r.tagEditions()
 	r.stopped(ctx)
 	r.markUnfetched()
 	r.pruneGuesses()
@@ -313,6 +321,7 @@ func (r *run) applyRobots(ctx context.Context, given *fetch.RobotsTxt, host stri
 	} else {
 		rt = fetch.FetchRobots(ctx, r.d.f.Do, host, r.admit)
 	}
+	r.rulesHost = strings.ToLower(hostOnly(host))
 	resp, err, rules, result, base := rt.Response, rt.Err, rt.Rules, rt.Status, rt.Base
 	ev.URL = rt.URL
 	if err != nil {
@@ -425,10 +434,11 @@ func (r *run) checkedVerdict(raw string) string {
 	return r.robotsVerdict(raw)
 }
 
-// mainHost reports whether host is the domain or its www. twin, whose
-// robots.txt the run read first (the apex's usually redirects to www.'s).
+// mainHost reports whether host is the one whose robots.txt the run read
+// first (the domain; an examined entry's own host) or its www. twin (the
+// apex's robots.txt usually redirects to www.'s).
 func (r *run) mainHost(host string) bool {
-	return host == r.ev.Domain || host == "www."+r.ev.Domain
+	return host == r.rulesHost || host == "www."+r.rulesHost
 }
 
 // readHostRobots reads the robots.txt of host (another host of the
@@ -530,6 +540,10 @@ func (r *run) fetchHome(ctx context.Context) {
 	for _, m := range cms.Detect(page.Generator, resp.Body, resp.Header) {
 		r.ev.CMS = append(r.ev.CMS, CMSMatch{Name: m.Profile.Name, Evidence: m.Evidence})
 		r.cms = append(r.cms, m.Profile)
+	}
+	if !r.d.cfg.SitemapsOnly {
+		r.noteEditions(page)
+		r.ev.Language = r.mainLang
 	}
 	r.addPage(page, "", 0)
 	if !r.d.cfg.SitemapsOnly {
@@ -763,7 +777,7 @@ func (r *run) search(ctx context.Context) {
 // SitemapsOnly, or without a feed) a fresh news sitemap is known.
 func (r *run) found() bool {
 	for _, c := range r.ev.Candidates {
-		if c.ContentType != "news" || !c.usable() || c.Robots != RobotsAllowed {
+		if c.ContentType != "news" || !c.usable() || c.Robots != RobotsAllowed || r.onEdition(c) {
 			continue
 		}
 		switch {
@@ -774,6 +788,13 @@ func (r *run) found() bool {
 		}
 	}
 	return false
+}
+
+// onEdition reports whether c is on the host of an edition the home page
+// named: the site's own search does not end on it.
+func (r *run) onEdition(c *Candidate) bool {
+	h := hostFor(c)
+	return slices.ContainsFunc(r.ev.Editions, func(e EditionEvidence) bool { return e.Host == h })
 }
 
 // next returns the unfetched candidate of highest priority whose group

@@ -74,7 +74,13 @@ type Evidence struct {
 	// (rss.example.com, feeds.example.com) the run went to, each read the
 	// first time, in that order; each host's decides its own URLs.
 	HostRobots []HostRobotsEvidence `json:"host_robots,omitempty"`
-	Home       *PageEvidence        `json:"home,omitempty"`
+	// Language is the site's own language, its home page's <html lang>
+	// (primary subtag); Editions are the publisher's editions in other
+	// languages on other hosts of the domain, as its home page named them
+	// (editions.go).
+	Language string            `json:"language,omitempty"`
+	Editions []EditionEvidence `json:"editions,omitempty"`
+	Home     *PageEvidence     `json:"home,omitempty"`
 	// CMS lists the content management systems the home page shows, the
 	// most certain first; their default paths are tried (ViaCMSPath).
 	CMS []CMSMatch `json:"cms,omitempty"`
@@ -187,7 +193,10 @@ type Candidate struct {
 	// ContentType is the kind of content the candidate carries ("news",
 	// "press_release", "blog", …), guessed from its URL and title.
 	ContentType string `json:"content_type"`
-	Robots      string `json:"robots"`
+	// Edition is the language of the publisher's edition the candidate
+	// belongs to, when it is on an edition's host; "" for the site's own.
+	Edition string `json:"edition,omitempty"`
+	Robots  string `json:"robots"`
 	// Fetched is false when the candidate was not requested; Skipped
 	// says why.
 	Fetched  bool   `json:"fetched"`
@@ -264,5 +273,9 @@ type Decision struct {
 	// none.
 	Archive    *seedengine.PublisherArchive `json:"archive,omitempty"`
 	ArchiveWhy string                       `json:"archive_why,omitempty"`
-	candidate  *Candidate
+	// Edition is the publisher's edition the decision is for, when the
+	// domain has editions in several languages (editions.go); nil when
+	// it has one.
+	Edition   *seedengine.SeedEdition `json:"edition,omitempty"`
+	candidate *Candidate
 }

@@ -2,6 +2,8 @@ package contract
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/seedengine/seedengine"
@@ -37,6 +39,7 @@ const (
 	RuleReplaced         = "replaced"           // the run's choice, replaced by a reviewer's
 	RuleSiblingEntry     = "sibling_entry"      // the entry of the seed of another content type
 	RuleOtherContentType = "other_content_type" // carries another content type than the seed's
+	RuleOtherEdition     = "other_edition"      // belongs to another of the publisher's editions than the seed's
 	RuleStale            = "stale"              // a stale feed, below the chosen one's method
 	RuleWeakerMethod     = "weaker_method"      // a method below the chosen one's: fresh feed, news sitemap, sitemap, stale feed, section
 	RuleRankedLower      = "ranked_lower"       // a feed from a less trusted place: declared, then linked, then guessed
@@ -61,7 +64,11 @@ const (
 //
 // cfg.Now defaults to ev.FinishedAt, so that freshness is judged as the
 // run judged it.
-func Choose(ev *Evidence, contentType, candidateURL string, cfg Config) (Decision, error) {
+//
+// edition is the seed's edition language (SeedEdition.Language), "" for
+// a domain with one edition: only that edition's candidates can be
+// chosen, and the decision carries the edition.
+func Choose(ev *Evidence, contentType, edition, candidateURL string, cfg Config) (Decision, error) {
 	if ev == nil {
 		return Decision{}, seedengine.Errorf(seedengine.ECONFLICT, "the seed has no contract evidence to choose a candidate from")
 	}
@@ -71,7 +78,7 @@ func Choose(ev *Evidence, contentType, candidateURL string, cfg Config) (Decisio
 	if candidateURL == "" {
 		return Decision{}, seedengine.FieldErrorf("candidate_url", "candidate_url is required")
 	}
-	x := newExplainer(ev, contentType, cfg)
+	x := newExplainer(ev, contentType, edition, cfg)
 	c := x.find(candidateURL, true)
 	if c == nil {
 		return Decision{}, seedengine.FieldErrorf("candidate_url", "candidate_url is not a candidate of the seed's evidence")
@@ -83,6 +90,7 @@ func Choose(ev *Evidence, contentType, candidateURL string, cfg Config) (Decisio
 	}
 	d := decision(contentType, c, m, x.now, x.cfg.FreshWithin)
 	d.Why = "chosen by a reviewer: " + d.Why
+	d.Edition = x.editionOf()
 	d.Archive, d.ArchiveWhy = knownArchive(ev, d, x.now)
 	return d, nil
 }
@@ -98,15 +106,18 @@ func Choose(ev *Evidence, contentType, candidateURL string, cfg Config) (Decisio
 //
 // cfg.Now defaults to ev.FinishedAt, so that freshness is judged as the
 // run judged it.
-func Explain(ev *Evidence, contentType, chosenURL string, cfg Config) []Verdict {
+//
+// edition is the seed's edition language, "" for a domain with one: the
+// other editions' candidates are not the seed's (other_edition).
+func Explain(ev *Evidence, contentType, edition, chosenURL string, cfg Config) []Verdict {
 	out := []Verdict{}
 	if ev == nil {
 		return out
 	}
-	x := newExplainer(ev, contentType, cfg)
+	x := newExplainer(ev, contentType, edition, cfg)
 	var decided *Candidate
 	for _, d := range ev.Decisions {
-		if d.ContentType == contentType {
+		if d.ContentType == contentType && decisionEdition(d) == edition {
 			decided = x.find(d.EntryURL, false)
 			break
 		}
@@ -145,6 +156,10 @@ type explainer struct {
 	cfg     Config
 	now     time.Time
 	methods map[*Candidate]method
+	// edition is the seed's edition ("" for a domain with one); others
+	// are the candidates of the other editions.
+	edition string
+	others  map[*Candidate]string
 	// siblings maps the entry URLs of the other content types'
 	// decisions to their content type.
 	siblings map[string]string
@@ -154,15 +169,22 @@ type explainer struct {
 	refName  string     // how reasons name ref
 }
 
-func newExplainer(ev *Evidence, ct string, cfg Config) *explainer {
+func newExplainer(ev *Evidence, ct, edition string, cfg Config) *explainer {
 	if cfg.Now == nil && !ev.FinishedAt.IsZero() {
 		at := ev.FinishedAt
 		cfg.Now = func() time.Time { return at }
 	}
 	cfg = cfg.withDefaults()
-	x := &explainer{ev: ev, ct: ct, cfg: cfg, now: cfg.Now(), methods: map[*Candidate]method{}, siblings: map[string]string{}}
+	if !hasEditions(ev) {
+		edition = "" // evidence from before the domain had editions: all its candidates are the seed's
+	}
+	x := &explainer{ev: ev, ct: ct, cfg: cfg, now: cfg.Now(), methods: map[*Candidate]method{}, siblings: map[string]string{},
+		edition: edition, others: map[*Candidate]string{}}
 	for _, c := range ev.Candidates {
 		x.methods[c] = classify(ev, c, x.now, cfg.FreshWithin)
+		if e := candidateEdition(ev, c); e != edition {
+			x.methods[c], x.others[c] = methodNone, e
+		}
 	}
 	for _, d := range ev.Decisions {
 		if d.ContentType != ct && d.EntryURL != "" {
@@ -233,6 +255,9 @@ func (x *explainer) chosenReason(c *Candidate) string {
 // reviewer asks: was it fetched, did it answer, is it the site's, is it
 // what its kind should be.
 func (x *explainer) unusable(c *Candidate) (rule, reason string) {
+	if e, ok := x.others[c]; ok {
+		return RuleOtherEdition, "a candidate of the publisher's " + e + " edition, not this seed's"
+	}
 	switch {
 	case c.Error == "redirect_"+SkipRobots:
 		return RuleRobotsDisallowed, "redirected to a URL robots.txt blocks"
@@ -526,4 +551,54 @@ func newestAgainst(a, b *time.Time) string {
 		s = "newest " + s
 	}
 	return s
+}
+
+// candidateEdition is the edition c belongs to: its own, else, when the
+// domain has editions, the site's (Evidence.Language, "und" when the
+// site's home page names none); "" when the domain has one edition.
+func candidateEdition(ev *Evidence, c *Candidate) string {
+	if c.Edition != "" {
+		return c.Edition
+	}
+	if !hasEditions(ev) {
+		return ""
+	}
+	if ev.Language == "" {
+		return "und"
+	}
+	return ev.Language
+}
+
+// decisionEdition is the edition a decision is for, "" for none.
+func decisionEdition(d Decision) string {
+	if d.Edition == nil {
+		return ""
+	}
+	return d.Edition.Language
+}
+
+// editionOf is the edition of the explainer's seed as the run's decision
+// of it says (default or not), nil for a domain with one edition.
+func (x *explainer) editionOf() *seedengine.SeedEdition {
+	if x.edition == "" {
+		return nil
+	}
+	for _, d := range x.ev.Decisions {
+		if d.Edition != nil && d.Edition.Language == x.edition {
+			e := *d.Edition
+			return &e
+		}
+	}
+	e := &seedengine.SeedEdition{Language: x.edition, Host: strings.ToLower(hostOf(x.ev.Site))}
+	for _, ed := range x.ev.Editions {
+		if ed.Language == x.edition && ed.Dropped == "" {
+			e.Host = ed.Host
+		}
+	}
+	return e
+}
+
+// hasEditions reports whether the run found the publisher's editions.
+func hasEditions(ev *Evidence) bool {
+	return slices.ContainsFunc(ev.Editions, func(e EditionEvidence) bool { return e.Dropped == "" })
 }

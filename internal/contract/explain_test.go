@@ -125,7 +125,7 @@ func TestChooseIsDecide(t *testing.T) {
 			if by == "" {
 				by = tt.c.URL
 			}
-			got, err := Choose(ev, "news", by, Config{})
+			got, err := Choose(ev, "news", "", by, Config{})
 			require.NoError(t, err)
 			require.Equal(t, tt.fetchType, got.FetchType)
 			require.Equal(t, tt.c.EntryURL(), got.EntryURL)
@@ -149,14 +149,14 @@ func TestChooseOtherCandidates(t *testing.T) {
 	child := with(fetchedSitemap("/sitemap-posts.xml", ViaSitemapIndex, "urlset", 600, 0, day), func(c *Candidate) { c.Parent = index.URL; c.Depth = 1 })
 	ev := decided(fetchedFeed("/feed.atom", ViaLinkAlternate, "atom", 20, time.Hour), press, index, child)
 
-	d, err := Choose(ev, "news", press.URL, Config{})
+	d, err := Choose(ev, "news", "", press.URL, Config{})
 	require.NoError(t, err)
 	require.Equal(t, "news", d.ContentType)
 	require.Equal(t, press.URL, d.EntryURL)
 	require.Equal(t, seedengine.FetchRSS, d.FetchType)
 	require.Equal(t, 0.95, d.Confidence)
 
-	d, err = Choose(ev, "news", child.URL, Config{})
+	d, err = Choose(ev, "news", "", child.URL, Config{})
 	require.NoError(t, err)
 	require.Equal(t, seedengine.FetchSitemap, d.FetchType)
 	require.Equal(t, "urlset via sitemap_index", d.Method)
@@ -195,7 +195,7 @@ func TestChooseRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Choose(ev, "news", tt.url, Config{})
+			_, err := Choose(ev, "news", "", tt.url, Config{})
 			require.Error(t, err)
 			require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
 			require.Equal(t, "candidate_url", seedengine.ErrorField(err))
@@ -207,14 +207,14 @@ func TestChooseRejects(t *testing.T) {
 		})
 	}
 
-	_, err := Choose(nil, "news", site+"/feed.atom", Config{})
+	_, err := Choose(nil, "news", "", site+"/feed.atom", Config{})
 	require.Equal(t, seedengine.ECONFLICT, seedengine.ErrorCode(err))
-	_, err = Choose(ev, "News!", site+"/feed.atom", Config{})
+	_, err = Choose(ev, "News!", "", site+"/feed.atom", Config{})
 	require.Equal(t, "content_type", seedengine.ErrorField(err))
 }
 
 // ruleSet lists every Rule* constant.
-var ruleSet = []string{RuleChosen, RuleNotFetched, RuleRobotsDisallowed, RuleFailed, RuleOffSite, RuleNotAFeed,
+var ruleSet = []string{RuleChosen, RuleOtherEdition, RuleNotFetched, RuleRobotsDisallowed, RuleFailed, RuleOffSite, RuleNotAFeed,
 	RuleNotASitemap, RuleNotAPage, RuleEmpty, RuleSameEntry, RuleReplaced, RuleSiblingEntry, RuleOtherContentType,
 	RuleStale, RuleWeakerMethod, RuleRankedLower, RuleNotMainFeed, RuleOlder, RuleFewerItems, RuleChildSitemap,
 	RuleLowerScore, RuleTie, RuleOverruled, RuleNotChosen}
@@ -222,7 +222,7 @@ var ruleSet = []string{RuleChosen, RuleNotFetched, RuleRobotsDisallowed, RuleFai
 // checkVerdicts holds what every explanation must: one verdict per
 // candidate in order, at most one chosen, a known rule and words for
 // each, and "use this" offered exactly where Choose accepts.
-func checkVerdicts(t *testing.T, ev *Evidence, ct string, vs []Verdict) {
+func checkVerdicts(t *testing.T, ev *Evidence, ct, edition string, vs []Verdict) {
 	t.Helper()
 	require.Len(t, vs, len(ev.Candidates))
 	chosen := 0
@@ -237,12 +237,12 @@ func checkVerdicts(t *testing.T, ev *Evidence, ct string, vs []Verdict) {
 		if v.Usable {
 			// A verdict names its candidate by URL; where another candidate
 			// has the same URL, Choose may take that one instead.
-			_, err := Choose(ev, ct, v.URL, Config{})
+			_, err := Choose(ev, ct, edition, v.URL, Config{})
 			require.NoError(t, err, "%+v", v)
 		} else if !slices.ContainsFunc(ev.Candidates, func(c *Candidate) bool {
 			return c != ev.Candidates[i] && (c.URL == v.URL || c.EntryURL() == v.URL)
 		}) {
-			_, err := Choose(ev, ct, v.URL, Config{})
+			_, err := Choose(ev, ct, edition, v.URL, Config{})
 			require.Error(t, err, "%+v", v)
 			require.Contains(t, seedengine.ErrorMessage(err), strings.TrimPrefix(v.Reason, "the "+ct+" seed's entry, though "))
 		}
@@ -304,9 +304,9 @@ func TestExplainRules(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, site+"/media/press.xml", press.EntryURL)
 
-	vs := Explain(ev, "news", news.EntryURL, Config{})
-	checkVerdicts(t, ev, "news", vs)
-	require.Equal(t, vs, Explain(ev, "news", "", Config{}), `"" is the run's choice`)
+	vs := Explain(ev, "news", "", news.EntryURL, Config{})
+	checkVerdicts(t, ev, "news", "", vs)
+	require.Equal(t, vs, Explain(ev, "news", "", "", Config{}), `"" is the run's choice`)
 	tests := []struct {
 		path, rule, reason string
 		usable             bool
@@ -350,10 +350,10 @@ func TestExplainRules(t *testing.T) {
 func TestExplainReviewerChoice(t *testing.T) {
 	t.Parallel()
 	ev := explainEvidence()
-	d, err := Choose(ev, "news", site+"/news/linked.xml", Config{})
+	d, err := Choose(ev, "news", "", site+"/news/linked.xml", Config{})
 	require.NoError(t, err)
-	vs := Explain(ev, "news", d.EntryURL, Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs := Explain(ev, "news", "", d.EntryURL, Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 
 	v := verdictOf(t, vs, "/news/linked.xml")
 	require.True(t, v.Chosen)
@@ -370,22 +370,22 @@ func TestExplainReviewerChoice(t *testing.T) {
 	require.Equal(t, RuleStale, verdictOf(t, vs, "/news/archive.xml").Rule)
 
 	// A stale feed chosen over fresh ones.
-	vs = Explain(ev, "news", site+"/news/archive.xml", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs = Explain(ev, "news", "", site+"/news/archive.xml", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	require.Equal(t, "the run's choice, replaced by a reviewer's: a fresh atom feed, while the chosen one is a stale rss feed (newest 2025-08-17)",
 		verdictOf(t, vs, "/news/feed.atom").Reason)
 	require.Equal(t, RuleWeakerMethod, verdictOf(t, vs, "/news/").Rule)
 
 	// The press-release feed taken as the news entry.
-	vs = Explain(ev, "news", site+"/media/press.xml", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs = Explain(ev, "news", "", site+"/media/press.xml", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	require.True(t, verdictOf(t, vs, "/media/press.xml").Chosen)
 	require.Equal(t, RuleReplaced, verdictOf(t, vs, "/news/feed.atom").Rule)
 
 	// An entry a person typed, which the run never saw: nothing is
 	// chosen, and candidates are compared with the run's choice.
-	vs = Explain(ev, "news", site+"/typed-by-hand", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs = Explain(ev, "news", "", site+"/typed-by-hand", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	for _, v := range vs {
 		require.False(t, v.Chosen)
 	}
@@ -399,8 +399,8 @@ func TestExplainReviewerChoice(t *testing.T) {
 func TestExplainSiblings(t *testing.T) {
 	t.Parallel()
 	ev := explainEvidence()
-	vs := Explain(ev, "press_release", "", Config{})
-	checkVerdicts(t, ev, "press_release", vs)
+	vs := Explain(ev, "press_release", "", "", Config{})
+	checkVerdicts(t, ev, "press_release", "", vs)
 	require.True(t, verdictOf(t, vs, "/media/press.xml").Chosen)
 	require.Equal(t, "older than the chosen one (newest 2026-02-13 against 2026-03-04)", verdictOf(t, vs, "/media/press-old.xml").Reason)
 	v := verdictOf(t, vs, "/news/feed.atom")
@@ -425,14 +425,14 @@ func TestExplainSitemapsAndSections(t *testing.T) {
 	d, ok := decisionOf(ev, "news")
 	require.True(t, ok)
 	require.Equal(t, index.URL, d.EntryURL)
-	vs := Explain(ev, "news", "", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs := Explain(ev, "news", "", "", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	require.Equal(t, Verdict{URL: site + "/sitemap-posts.xml", Usable: true, Rule: RuleChildSitemap, Reason: "part of the sitemap index that is the chosen one"},
 		verdictOf(t, vs, "/sitemap-posts.xml"))
 	require.Equal(t, "fewer URLs than the chosen one (80 against 900)", verdictOf(t, vs, "/sitemap-pages.xml").Reason)
 
-	vs = Explain(ev, "news", site+"/news/", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs = Explain(ev, "news", "", site+"/news/", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	v := verdictOf(t, vs, "/media/")
 	require.Equal(t, RuleLowerScore, v.Rule)
 	require.Equal(t, "a lower section score than the chosen one (0.6 against 0.9)", v.Reason)
@@ -448,8 +448,8 @@ func TestExplainSitemapsAndSections(t *testing.T) {
 	ev.Home = &PageEvidence{URL: site + "/", Status: 200, Robots: RobotsAllowed}
 	ev.Decisions = decide(ev, explainConfig())
 	require.Equal(t, site+"/", ev.Decisions[0].EntryURL)
-	vs = Explain(ev, "news", site+"/", Config{})
-	checkVerdicts(t, ev, "news", vs)
+	vs = Explain(ev, "news", "", site+"/", Config{})
+	checkVerdicts(t, ev, "news", "", vs)
 	require.Equal(t, Verdict{URL: site + "/sitemap-posts.xml", Usable: true, Rule: RuleNotChosen, Reason: "usable, but not the seed's entry"},
 		verdictOf(t, vs, "/sitemap-posts.xml"))
 	require.Equal(t, "answered 503", verdictOf(t, vs, "/sitemap.xml").Reason)
@@ -469,8 +469,8 @@ func TestExplainCatalogue(t *testing.T) {
 			require.NoError(t, err)
 			ev := disc.Discover(t.Context(), e.DomainID, domain)
 			for _, d := range ev.Decisions {
-				vs := Explain(ev, d.ContentType, d.EntryURL, Config{})
-				checkVerdicts(t, ev, d.ContentType, vs)
+				vs := Explain(ev, d.ContentType, decisionEdition(d), d.EntryURL, Config{})
+				checkVerdicts(t, ev, d.ContentType, decisionEdition(d), vs)
 				i := slices.IndexFunc(vs, func(v Verdict) bool { return v.Chosen })
 				if d.candidate == nil {
 					require.Equal(t, -1, i, "the home page is no candidate")
@@ -479,7 +479,7 @@ func TestExplainCatalogue(t *testing.T) {
 				require.GreaterOrEqual(t, i, 0, "%s: %s is chosen", d.ContentType, d.EntryURL)
 				c := ev.Candidates[i]
 				require.Equal(t, d.EntryURL, c.EntryURL())
-				got, err := Choose(ev, d.ContentType, c.URL, Config{})
+				got, err := Choose(ev, d.ContentType, decisionEdition(d), c.URL, Config{})
 				require.NoError(t, err)
 				got.Why, d.Why = "", ""
 				require.Equal(t, d, got, "choosing the run's choice again changes nothing")
@@ -488,10 +488,10 @@ func TestExplainCatalogue(t *testing.T) {
 					if !v.Usable || v.Chosen {
 						continue
 					}
-					chosen, err := Choose(ev, d.ContentType, v.URL, Config{})
+					chosen, err := Choose(ev, d.ContentType, decisionEdition(d), v.URL, Config{})
 					require.NoError(t, err)
-					again := Explain(ev, d.ContentType, chosen.EntryURL, Config{})
-					checkVerdicts(t, ev, d.ContentType, again)
+					again := Explain(ev, d.ContentType, decisionEdition(d), chosen.EntryURL, Config{})
+					checkVerdicts(t, ev, d.ContentType, decisionEdition(d), again)
 					j := slices.IndexFunc(again, func(v Verdict) bool { return v.Chosen })
 					require.GreaterOrEqual(t, j, 0)
 					require.Equal(t, chosen.EntryURL, ev.Candidates[j].EntryURL())

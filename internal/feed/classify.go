@@ -59,11 +59,14 @@ func MaybeFeedType(contentType string) bool {
 	return false
 }
 
-// feedburnerHosts serve feeds and nothing else.
+// feedburnerHosts serve feeds and nothing else: FeedBurner's, and the
+// feed services publishers moved to from it (FeedBlitz, FeedPress).
 var feedburnerHosts = map[string]bool{
 	"feeds.feedburner.com":  true,
 	"feeds2.feedburner.com": true,
 	"feedproxy.google.com":  true,
+	"feeds.feedblitz.com":   true,
+	"feedpress.me":          true,
 }
 
 // IsFeedHost reports whether host (lower case) is a feed-hosting

@@ -66,8 +66,24 @@ type Page struct {
 	// its feeds; elsewhere they are anything.
 	Files     []Candidate
 	Generator string // the first <meta name="generator"> content, cleaned
+	// Lang is the page's language, <html lang>, lower case ("en-gb").
+	Lang string
+	// Editions are the page's declared translations, <link
+	// rel="alternate" hreflang="de" href>, x-default included, in
+	// document order.
+	Editions []Edition
+	// Homes are anchors to the home page of another host ("/" there):
+	// a language switcher's "Deutsch" → https://de.example.com/, among
+	// others (a shop, a jobs site).
+	Homes     []Candidate
 	Base      string // effective base URL (<base href> honoured)
 	Truncated bool   // the document was cut at maxBytes (or was exactly that long)
+}
+
+// Edition is a translation a page declares with hreflang.
+type Edition struct {
+	Lang string // the hreflang value, lower case ("de", "pt-br", "x-default")
+	URL  string // absolute http(s)
 }
 
 // SitemapLink is a link to a sitemap found on a page.
@@ -125,6 +141,8 @@ func FromHTML(pageURL string, r io.Reader, maxBytes int64) (Page, error) {
 		aText   []byte
 		aTitle  string
 		gen     string
+		lang    string
+		langs   []rawLink // hreflang alternates; title holds the language
 	)
 	endAnchor := func() {
 		if inA {
@@ -171,8 +189,16 @@ loop:
 				if a := attrs(z, hasAttr); a.hasHref {
 					baseRaw, haveB = a.href, true
 				}
+			case "html":
+				if lang == "" {
+					lang = strings.ToLower(strings.TrimSpace(attrs(z, hasAttr).lang))
+				}
 			case "link":
 				a := attrs(z, hasAttr)
+				if a.hreflang != "" && hasRel(a.rel, "alternate") && strings.TrimSpace(a.href) != "" {
+					langs = append(langs, rawLink{href: a.href, title: strings.ToLower(strings.TrimSpace(a.hreflang))})
+					continue
+				}
 				if l, ok := alternateLink(a); ok {
 					links = append(links, l)
 				} else if hasRel(a.rel, "sitemap") && strings.TrimSpace(a.href) != "" {
@@ -209,7 +235,12 @@ loop:
 			base = b
 		}
 	}
-	out := Page{Base: base.String(), Truncated: cr.n >= maxBytes, Generator: gen}
+	out := Page{Base: base.String(), Truncated: cr.n >= maxBytes, Generator: gen, Lang: lang}
+	for _, l := range langs {
+		if u, ok := resolve(base, l.href); ok && !slices.ContainsFunc(out.Editions, func(e Edition) bool { return e.Lang == l.title }) {
+			out.Editions = append(out.Editions, Edition{Lang: l.title, URL: u.String()})
+		}
+	}
 	seenFeed := map[string]bool{}
 	seenOther := map[string]bool{}
 	secIdx := map[string]int{}
@@ -265,6 +296,13 @@ loop:
 			if !seenOther[us] {
 				seenOther[us] = true
 				out.Files = append(out.Files, Candidate{URL: us, Source: l.src, Title: title})
+			}
+			continue
+		}
+		if (u.Path == "/" || u.Path == "") && u.RawQuery == "" && !strings.EqualFold(u.Host, page.Host) {
+			if !seenOther[us] {
+				seenOther[us] = true
+				out.Homes = append(out.Homes, Candidate{URL: us, Source: l.src, Title: title})
 			}
 			continue
 		}
@@ -355,7 +393,7 @@ func interestingTag(raw []byte) bool {
 		name[n] = c
 	}
 	switch string(name[:n]) {
-	case "a", "base", "link", "img", "meta":
+	case "a", "base", "link", "img", "meta", "html":
 		return true
 	}
 	return false
@@ -363,15 +401,15 @@ func interestingTag(raw []byte) bool {
 
 // tagAttrs holds the attributes FromHTML looks at.
 type tagAttrs struct {
-	href, rel, typ, title, alt, name, content string
-	hasHref                                   bool
+	href, rel, typ, title, alt, name, content, lang, hreflang string
+	hasHref                                                   bool
 }
 
 // attrs reads a tag's attributes, keeping the first of each that FromHTML
 // uses. It allocates only for those.
 func attrs(z *html.Tokenizer, more bool) tagAttrs {
 	var a tagAttrs
-	var seen [7]bool
+	var seen [9]bool
 	for more {
 		var k, v []byte
 		k, v, more = z.TagAttr()
@@ -391,6 +429,10 @@ func attrs(z *html.Tokenizer, more bool) tagAttrs {
 			i = 5
 		case "content":
 			i = 6
+		case "lang":
+			i = 7
+		case "hreflang":
+			i = 8
 		}
 		if i < 0 || seen[i] {
 			continue
@@ -411,6 +453,10 @@ func attrs(z *html.Tokenizer, more bool) tagAttrs {
 			a.name = string(v)
 		case 6:
 			a.content = string(v)
+		case 7:
+			a.lang = string(v)
+		case 8:
+			a.hreflang = string(v)
 		}
 	}
 	return a

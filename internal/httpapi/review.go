@@ -20,7 +20,7 @@ type seedRejectRequest struct {
 }
 
 type seedRejectInput struct {
-	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case."`
 	Body   seedRejectRequest
 }
 
@@ -79,7 +79,7 @@ type seedChooseRequest struct {
 }
 
 type seedChooseInput struct {
-	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case."`
 	Body   seedChooseRequest
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 type seedChecksInput struct {
-	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case." example:"gov:sg:mom.gov.sg::news"`
+	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case." example:"gov:sg:mom.gov.sg::news"`
 	Before int64  `query:"before" minimum:"0" doc:"Page: only checks older than this check id (the next_before of the previous page)."`
 	Limit  int    `query:"limit" default:"50" minimum:"1" maximum:"500" doc:"Page size."`
 }

@@ -26,9 +26,10 @@ import (
 const defaultSeedSchedule = "@hourly"
 
 type seedSource struct {
-	Domain     string `json:"domain" doc:"Registrable domain, from the domain_id." example:"mom.gov.sg"`
-	Name       string `json:"name" maxLength:"200" doc:"Who publishes it." example:"Ministry of Manpower"`
-	SourceType string `json:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Who publishes it, as a list filter."`
+	Domain     string                  `json:"domain" doc:"Registrable domain, from the domain_id." example:"mom.gov.sg"`
+	Name       string                  `json:"name" maxLength:"200" doc:"Who publishes it." example:"Ministry of Manpower"`
+	SourceType string                  `json:"source_type" enum:"government,organization,ngo,media,company,education,other" doc:"Who publishes it, as a list filter."`
+	Edition    *seedengine.SeedEdition `json:"edition,omitempty" doc:"The publisher's edition the seed harvests, when its domain has editions in other languages on other hosts (de.example.com); absent when it has one. The default edition's seed has the plain seed_id, each other's ends in @{language}."`
 }
 
 type seedFetch struct {
@@ -78,7 +79,7 @@ type seedTransition struct {
 }
 
 type seed struct {
-	SeedID          string             `json:"seed_id" doc:"{domain_id}::{content_type}." example:"gov:sg:mom.gov.sg::news"`
+	SeedID          string             `json:"seed_id" doc:"{domain_id}::{content_type}, with @{edition} (its language) for a publisher's edition other than its default." example:"gov:sg:mom.gov.sg::news"`
 	DomainID        string             `json:"domain_id" example:"gov:sg:mom.gov.sg"`
 	Country         string             `json:"country" doc:"The domain_id's country." example:"sg"`
 	Category        string             `json:"category" example:"news"`
@@ -302,7 +303,7 @@ func (s *Server) handleSeedList(ctx context.Context, in *seedListInput) (*seedLi
 // Get.
 
 type seedInput struct {
-	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case." example:"gov:sg:mom.gov.sg::news"`
+	SeedID string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case." example:"gov:sg:mom.gov.sg::news"`
 }
 
 type seedOutput struct{ Body *seedengine.Seed }
@@ -435,7 +436,7 @@ func (s *Server) handleSeedCreate(ctx context.Context, in *seedCreateInput) (*se
 // Update: a JSON merge patch (RFC 7396) over the editable fields.
 
 type seedUpdateInput struct {
-	SeedID      string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	SeedID      string `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case."`
 	ContentType string `header:"Content-Type" doc:"application/merge-patch+json or application/json."`
 	RawBody     []byte `contentType:"application/merge-patch+json"`
 }
@@ -775,7 +776,7 @@ type seedReasonRequest struct {
 }
 
 type seedTransitionInput struct {
-	SeedID string             `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, URL-escaped or not, any case."`
+	SeedID string             `path:"seedId" maxLength:"400" doc:"{domain_id}::{content_type}, or {domain_id}::{content_type}@{edition} for a publisher's edition other than its default; URL-escaped or not, any case."`
 	Body   *seedReasonRequest `required:"false"`
 }
 

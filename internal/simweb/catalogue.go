@@ -24,8 +24,14 @@ type CatalogueEntry struct {
 	ModelledOn string
 	// DomainID is "{authority}:{country}:{registrable_domain}".
 	DomainID string
-	// Expect is the seed a careful person would choose.
+	// Expect is the seed a careful person would choose. For an entry with
+	// language editions it is the default edition's seed (the edition in a
+	// language of the domain_id's country), with its Edition set.
 	Expect ExpectedSeed
+	// Editions are the seeds of the entry's other language editions, each
+	// on its own host of the registrable domain with its own home page and
+	// feed, in language order; nil for an entry with one edition.
+	Editions []ExpectedSeed
 
 	build func(b *builder)
 }
@@ -40,6 +46,9 @@ type ExpectedSeed struct {
 	FetchType string
 	// EntryURL is the absolute URL a fetcher ends on (after redirects).
 	EntryURL string
+	// Edition is the language of the seed's edition, a lower-case BCP 47
+	// primary tag ("de", "fr", "ca"); empty for an entry without editions.
+	Edition string
 }
 
 // Catalogue returns every entry, in a fixed order.
@@ -80,6 +89,8 @@ func Catalogue() []CatalogueEntry {
 		handmadeRSSPageFeedHost(),
 		siblingFeedsHostRobots(),
 		rssRedirectSiblingHost(),
+		editionsHreflang(),
+		editionsLinksOnly(),
 	}
 }
 

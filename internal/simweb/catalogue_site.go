@@ -47,6 +47,8 @@ func (f frame) chrome() *chrome {
 		skip, search = "Vai al contenuto", "Cerca"
 	case "nl":
 		skip, search = "Naar de inhoud", "Zoeken"
+	case "ca":
+		skip, search = "Salta al contingut", "Cerca"
 	}
 	var h strings.Builder
 	h.WriteString("<a class=\"skip-link\" href=\"#main\">" + skip + "</a>\n<header class=\"site-header\" role=\"banner\">\n")

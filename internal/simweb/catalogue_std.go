@@ -2,6 +2,7 @@ package simweb
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -35,6 +36,8 @@ type stdConfig struct {
 	homeTop          string
 	homeBottom       string
 	sectionHead      func(slug string) string
+	headerTop        string // markup at the top of every page's header (an edition switcher)
+	authors          []string
 }
 
 // stdSite builds the host and its usual pages and returns them for the
@@ -57,9 +60,12 @@ func (b *builder) stdSite(cfg stdConfig) *pubSite {
 	if cfg.every == 0 {
 		cfg.every = 2 * time.Hour
 	}
+	if cfg.authors == nil {
+		cfg.authors = []string{"Staff Reporter", "News Desk"}
+	}
 	labels, slugs, nav := labelsOf(base, cfg.sectionOf, cfg.sections...)
 	list := b.articles(cfg.seed, articleSpec{lang: cfg.lang, n: cfg.n, newest: cfg.newest, every: cfg.every, sections: slugs,
-		authors: []string{"Staff Reporter", "News Desk"}, path: cfg.path})
+		authors: cfg.authors, path: cfg.path})
 	lang := cfg.htmlLang
 	if lang == "" {
 		lang = cfg.lang
@@ -79,7 +85,11 @@ func (b *builder) stdSite(cfg stdConfig) *pubSite {
 	if by == "" {
 		by = "By"
 	}
-	p := &pubSite{h: h, c: f.chrome(), list: list, sectionOf: cfg.sectionOf, labels: labels, by: by, teaserClass: cfg.teaserClass,
+	c := f.chrome()
+	if cfg.headerTop != "" {
+		c.header = strings.Replace(c.header, "<header class=\"site-header\" role=\"banner\">\n", "<header class=\"site-header\" role=\"banner\">\n"+cfg.headerTop+"\n", 1)
+	}
+	p := &pubSite{h: h, c: c, list: list, sectionOf: cfg.sectionOf, labels: labels, by: by, teaserClass: cfg.teaserClass,
 		homeDesc: cfg.desc, homeHead: cfg.homeHead, homeTop: cfg.homeTop, homeBottom: cfg.homeBottom, moreText: cfg.moreText,
 		sectionHead: cfg.sectionHead}
 	p.serve()

@@ -110,6 +110,7 @@ func TestCatalogueIsDeterministic(t *testing.T) {
 		require.Equal(t, a[i].DomainID, b[i].DomainID)
 		require.Equal(t, a[i].ModelledOn, b[i].ModelledOn)
 		require.Equal(t, a[i].Expect, b[i].Expect)
+		require.Equal(t, a[i].Editions, b[i].Editions)
 		require.Equal(t, a[i].Sites(now), b[i].Sites(now), a[i].Name)
 	}
 }

@@ -20,7 +20,7 @@ type article struct {
 
 // articleSpec says how a site's stories look and how often they appear.
 type articleSpec struct {
-	lang     string        // text bank: en, de, ja, es, fr, it, nl
+	lang     string        // text bank: en, de, ja, es, fr, it, nl, ca; en-intl, de-intl, fr-intl, es-tgn, en-es
 	n        int           // how many
 	newest   time.Duration // age of the newest story
 	every    time.Duration // gap between stories
@@ -197,6 +197,114 @@ var textBanks = map[string]textBank{
 			"Inwoners kunnen tot het einde van de maand reageren.",
 			"Meer details volgen later deze week.",
 			"Omwonenden reageren verdeeld op de plannen.",
+		},
+	},
+	// An international broadcaster's editions: the same news desk in
+	// English, German and French.
+	"en-intl": {
+		sep: " ",
+		subjects: []string{"EU Commission", "UN Security Council", "German government", "NATO", "European Central Bank",
+			"French government", "WHO", "European Parliament", "IMF", "Spanish parliament", "Polish president",
+			"Italian government", "Council of Europe", "Eurogroup"},
+		predicates: []string{"presents plan to speed up energy transition", "warns of further escalation",
+			"agrees aid package after marathon talks", "calls emergency meeting", "cuts interest rates",
+			"tightens sanctions", "presents draft budget", "struggles for compromise on migration",
+			"urges faster action on climate", "announces sweeping reforms", "reacts to election result",
+			"discusses ceasefire proposal", "lowers growth forecast", "backs new supply chain law"},
+		leads: []string{
+			"The decision came after hours of talks in Brussels.",
+			"Diplomats said further details would follow in the coming days.",
+			"Critics said the move came too late.",
+			"The announcement was welcomed by most member states.",
+			"Markets reacted calmly to the news.",
+		},
+	},
+	"de-intl": {
+		sep: " ",
+		subjects: []string{"EU-Kommission", "UN-Sicherheitsrat", "Bundesregierung", "Nato", "Europäische Zentralbank",
+			"Französische Regierung", "WHO", "Europaparlament", "IWF", "Spanisches Parlament", "Polens Präsident",
+			"Italienische Regierung", "Europarat", "Eurogruppe"},
+		predicates: []string{"legt Plan für schnellere Energiewende vor", "warnt vor weiterer Eskalation",
+			"einigt sich nach Marathonverhandlungen auf Hilfspaket", "beruft Krisentreffen ein", "senkt den Leitzins",
+			"verschärft Sanktionen", "stellt Haushaltsentwurf vor", "ringt um Kompromiss in der Migrationsfrage",
+			"fordert mehr Tempo beim Klimaschutz", "kündigt weitreichende Reformen an", "reagiert auf Wahlergebnis",
+			"berät über Vorschlag für Waffenruhe", "senkt Wachstumsprognose", "stimmt für neues Lieferkettengesetz"},
+		leads: []string{
+			"Die Entscheidung fiel nach stundenlangen Beratungen in Brüssel.",
+			"Weitere Einzelheiten sollen nach Angaben von Diplomaten in den kommenden Tagen folgen.",
+			"Kritiker bemängeln, der Schritt komme zu spät.",
+			"Die meisten Mitgliedstaaten begrüßten die Ankündigung.",
+			"Die Märkte reagierten gelassen.",
+		},
+	},
+	"fr-intl": {
+		sep: " ",
+		subjects: []string{"La Commission européenne", "Le Conseil de sécurité de l'ONU", "Le gouvernement allemand", "L'Otan",
+			"La Banque centrale européenne", "Le gouvernement français", "L'OMS", "Le Parlement européen", "Le FMI",
+			"Le Parlement espagnol", "Le président polonais", "Le gouvernement italien", "Le Conseil de l'Europe", "L'Eurogroupe"},
+		predicates: []string{"présente un plan pour accélérer la transition énergétique", "met en garde contre une nouvelle escalade",
+			"s'accorde sur un plan d'aide après un marathon de négociations", "convoque une réunion d'urgence", "baisse ses taux directeurs",
+			"durcit les sanctions", "présente son projet de budget", "cherche un compromis sur la migration",
+			"appelle à accélérer l'action climatique", "annonce de vastes réformes", "réagit aux résultats des élections",
+			"examine une proposition de cessez-le-feu", "revoit à la baisse ses prévisions de croissance", "adopte une nouvelle loi sur le devoir de vigilance"},
+		leads: []string{
+			"La décision a été prise après des heures de négociations à Bruxelles.",
+			"Selon des diplomates, d'autres précisions suivront dans les prochains jours.",
+			"Les critiques estiment que la mesure arrive trop tard.",
+			"L'annonce a été saluée par la plupart des États membres.",
+			"Les marchés ont réagi avec calme.",
+		},
+	},
+	// A Tarragona daily's editions in Spanish, Catalan and English.
+	"es-tgn": {
+		sep: " ",
+		subjects: []string{"El Ayuntamiento de Tarragona", "La Generalitat", "El Port de Tarragona", "Renfe", "La Guardia Urbana",
+			"La Diputación", "El hospital Joan XXIII", "La comunidad de regantes del Delta", "La Universitat Rovira i Virgili",
+			"El Ayuntamiento de Reus", "El gremio de hostelería de Salou", "El Nàstic", "El consejero de Territorio"},
+		predicates: []string{"aprueba el presupuesto del próximo año", "anuncia nuevas ayudas para el campo",
+			"refuerza la vigilancia en las playas", "presenta el plan de movilidad", "alerta por la crecida del Ebro",
+			"inaugura la nueva estación", "denuncia el retraso de las obras de la N-340", "amplía el horario de atención",
+			"recibe fondos europeos", "firma un convenio con la patronal", "abre el plazo de inscripción",
+			"cierra el ejercicio con superávit"},
+		leads: []string{
+			"La medida se aprobó este martes en el pleno tras un largo debate.",
+			"Los vecinos podrán presentar alegaciones hasta final de mes.",
+			"Fuentes oficiales indicaron que los detalles se conocerán en los próximos días.",
+			"La oposición critica que la decisión llega tarde.",
+		},
+	},
+	"ca": {
+		sep: " ",
+		subjects: []string{"L'Ajuntament de Tarragona", "La Generalitat", "El Port de Tarragona", "Renfe", "La Guàrdia Urbana",
+			"La Diputació", "L'hospital Joan XXIII", "La comunitat de regants del Delta", "La Universitat Rovira i Virgili",
+			"L'Ajuntament de Reus", "El gremi d'hostaleria de Salou", "El Nàstic", "El conseller de Territori"},
+		predicates: []string{"aprova el pressupost de l'any vinent", "anuncia noves ajudes per al camp",
+			"reforça la vigilància a les platges", "presenta el pla de mobilitat", "alerta per la crescuda de l'Ebre",
+			"inaugura la nova estació", "denuncia el retard de les obres de la N-340", "amplia l'horari d'atenció",
+			"rep fons europeus", "signa un conveni amb la patronal", "obre el termini d'inscripció",
+			"tanca l'exercici amb superàvit"},
+		leads: []string{
+			"La mesura es va aprovar aquest dimarts al ple després d'un llarg debat.",
+			"Els veïns podran presentar al·legacions fins a final de mes.",
+			"Fonts oficials van indicar que els detalls es coneixeran els pròxims dies.",
+			"L'oposició critica que la decisió arriba tard.",
+		},
+	},
+	"en-es": {
+		sep: " ",
+		subjects: []string{"Tarragona council", "The Catalan government", "Tarragona port authority", "Renfe", "Reus airport",
+			"Salou town hall", "Joan XXIII hospital", "Cambrils council", "The Delta rice growers' association",
+			"Rovira i Virgili University", "Costa Daurada hoteliers' association", "Nàstic", "The regional transport chief"},
+		predicates: []string{"approves next year's budget", "announces new aid for farmers", "steps up beach patrols",
+			"unveils new mobility plan", "issues warning as the Ebro rises", "opens new station",
+			"criticises delays to N-340 roadworks", "extends opening hours", "receives EU funding",
+			"signs agreement with employers", "opens registration period", "ends the year with a surplus"},
+		leads: []string{
+			"The measure was approved at Tuesday's full council meeting after a long debate.",
+			"Residents can submit objections until the end of the month.",
+			"Officials said further details would be released in the coming days.",
+			"The opposition says the decision comes too late.",
+			"The change also affects foreign residents registered on the padrón.",
 		},
 	},
 }

@@ -103,11 +103,11 @@
 //
 // The layouts above exercise the fetcher; they are too regular to judge
 // contract discovery by. [Catalogue] is a fixed list of realistic sites
-// (35 entries) modelled closely on real publishers and CMSs — WordPress with
+// (37 entries) modelled closely on real publishers and CMSs — WordPress with
 // and without Yoast, Arc XP, Drupal, TYPO3, Ghost, Joomla, Blogger,
 // Brightspot, BLOX/TownNews, Hugo, Pelican, Squarespace, Wix, in-house CMSs
 // and hand-coded HTML, in English, German, Japanese, Spanish, French,
-// Italian and Dutch —
+// Italian, Dutch and Catalan —
 // with their real generator tags, asset paths, API links, feed and sitemap
 // URLs, menus, footers, paywall and newsletter links, HTML sitemap pages,
 // and robots.txt files (six copied from real publishers, see
@@ -118,7 +118,12 @@
 // news section. Around it are decoys a careless search would take: comment,
 // section, podcast and stale feeds, feeds that robots.txt disallows, sitemap
 // indexes, image and video sitemaps, dead Sitemap lines, JSON API links,
-// "Sitemap" anchors to HTML pages, "Subscribe" anchors to paywalls.
+// "Sitemap" anchors to HTML pages, "Subscribe" anchors to paywalls. A
+// publisher with language editions on hosts of its domain (de., fr., en.,
+// each with its own home page, language and feed) has one seed per
+// edition: Expect is the default edition's (in a language of the
+// domain_id's country), [CatalogueEntry.Editions] the others', each with
+// its [ExpectedSeed.Edition].
 //
 //	web.AddCatalogue(now)            // every entry's sites (apex, www., siblings)
 //	for _, e := range simweb.Catalogue() {

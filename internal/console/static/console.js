@@ -50,7 +50,8 @@
     return fields.find(function (f) { return f.required && !f.value; }) || form.querySelector("button[type=submit]");
   }
   function land() {
-    if (document.querySelector("[autofocus]")) { return; }
+    var auto = document.querySelector("[autofocus]");
+    if (auto) { auto.focus(); return; } // the browser may not have yet
     var target = document.querySelector("form.sent .problem, main > .problem, main .notice");
     if (!target && location.hash.length > 1) {
       var form = document.getElementById(decodeURIComponent(location.hash.slice(1)));
