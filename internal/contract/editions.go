@@ -261,14 +261,29 @@ func decideEditions(ev *Evidence, cfg Config) []Decision {
 	if mainLang == "" {
 		mainLang = "und"
 	}
-	def := mainLang
-	if !slices.Contains(langs, mainLang) {
-		for _, l := range langs {
-			if slices.ContainsFunc(eds, func(e edition) bool { return e.lang == l }) {
-				def = l
-				break
-			}
+	// The default is an edition with a news seed: the site's own when
+	// its language is the country's, else the first of the country's
+	// languages that has one, else the site's own, else the first.
+	// (A home page taken for want of anything else is no entry here.)
+	ownNews := slices.ContainsFunc(out, func(d Decision) bool { return d.ContentType == seedengine.ContentTypeNews && d.candidate != nil })
+	has := func(l string) bool {
+		return (l == mainLang && ownNews) || slices.ContainsFunc(eds, func(e edition) bool { return e.lang == l })
+	}
+	def := ""
+	if slices.Contains(langs, mainLang) && ownNews {
+		def = mainLang
+	}
+	for _, l := range langs {
+		if def == "" && has(l) {
+			def = l
 		}
+	}
+	switch {
+	case def != "":
+	case ownNews:
+		def = mainLang
+	default:
+		def = eds[0].lang
 	}
 	for i := range out {
 		out[i].Edition = &seedengine.SeedEdition{Language: mainLang, Host: siteHost, Default: def == mainLang}
