@@ -20,7 +20,7 @@ func TestEditionDefault(t *testing.T) {
 	}
 	evidence := func(domainID string, cands ...*Candidate) *Evidence {
 		return &Evidence{DomainID: domainID, Domain: "x-example.com", Site: "https://www.x-example.com", Language: "en",
-			Home: &PageEvidence{URL: "https://www.x-example.com/", Status: 200},
+			Home:   &PageEvidence{URL: "https://www.x-example.com/", Status: 200},
 			Robots: RobotsEvidence{HomeAllowed: true}, Candidates: cands,
 			Editions: []EditionEvidence{{Language: "de", Host: "de.x-example.com"}, {Language: "fr", Host: "fr.x-example.com"}}}
 	}
