@@ -108,13 +108,10 @@ func (s *ArticleService) RecordArticle(ctx context.Context, a *seedengine.Articl
 		if grouped {
 			var b strings.Builder
 			b.WriteString(`INSERT INTO article_bands (band_key, article_id) VALUES `)
-			bandArgs := []any{a.ID}
-			for i, k := range copies.Bands {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				bandArgs = append(bandArgs, k)
-				fmt.Fprintf(&b, "($%d, $1)", len(bandArgs))
+			s.db.valueRows(&b, len(copies.Bands), 2, 0)
+			bandArgs := make([]any, 0, 2*len(copies.Bands))
+			for _, k := range copies.Bands {
+				bandArgs = append(bandArgs, k, a.ID)
 			}
 			b.WriteString(` ON CONFLICT DO NOTHING`)
 			if _, err := tx.ExecContext(ctx, b.String(), bandArgs...); err != nil {

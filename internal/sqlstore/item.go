@@ -78,14 +78,11 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 		part := keys[start:min(start+maxRowsPerStatement, len(keys))]
 		var b strings.Builder
 		b.WriteString(`INSERT INTO harvest_seen (url_key, seen_at) VALUES `)
-		args := make([]any, 0, len(part)+1)
-		args = append(args, s.db.timeArg(now))
-		for i, k := range part {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, "($%d, $1)", i+2)
-			args = append(args, k)
+		s.db.valueRows(&b, len(part), 2, 0)
+		args := make([]any, 0, 2*len(part))
+		seenAt := s.db.timeArg(now)
+		for _, k := range part {
+			args = append(args, k, seenAt)
 		}
 		b.WriteString(` ON CONFLICT (url_key) DO NOTHING RETURNING url_key`)
 		rows, err := tx.QueryContext(ctx, b.String(), args...)
@@ -124,10 +121,11 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 		args = append(args, s.db.timeArg(now), s.db.timeArg(now.Add(-seenBump)))
 		ph := make([]string, len(part))
 		for i, k := range part {
-			ph[i] = "$" + strconv.Itoa(i+3)
+			ph[i] = s.db.param(i + 3)
 			args = append(args, k)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE harvest_seen SET seen_at = $1 WHERE seen_at < $2 AND url_key IN (`+strings.Join(ph, ",")+`)`, args...); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE harvest_seen SET seen_at = `+s.db.param(1)+` WHERE seen_at < `+s.db.param(2)+
+			` AND url_key IN (`+strings.Join(ph, ",")+`)`, args...); err != nil {
 			return nil, fmt.Errorf("mark items seen again: %w", err)
 		}
 	}
@@ -155,6 +153,7 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 		part := items[start:min(start+maxRowsPerStatement, len(items))]
 		var b strings.Builder
 		b.WriteString(`INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json) VALUES `)
+		s.db.valueRows(&b, len(part), 7, 0)
 		args := make([]any, 0, 7*len(part))
 		for i := range part {
 			it := &part[i]
@@ -163,11 +162,6 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 			if err != nil {
 				return fmt.Errorf("record items: %w", err)
 			}
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			n := len(args)
-			fmt.Fprintf(&b, "($%d,$%d,$%d,$%d,$%d,$%d,$%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7)
 			args = append(args, p.Country, p.Category, p.Date, it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt), string(body))
 			c := parts[p]
 			if c == nil {

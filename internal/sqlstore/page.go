@@ -63,15 +63,11 @@ func (s *SeedService) queuePages(ctx context.Context, tx *sql.Tx, seedID string,
 		part := items[start:min(start+maxRowsPerStatement, len(items))]
 		var b strings.Builder
 		b.WriteString(`INSERT INTO pages (item_id, seed_id, url, country, category, day, state, queued_at) VALUES `)
+		s.db.valueRows(&b, len(part), 8, 0)
 		args := make([]any, 0, 8*len(part))
 		for i := range part {
 			it := &part[i]
 			p := it.Partition()
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			n := len(args)
-			fmt.Fprintf(&b, "($%d,$%d,$%d,$%d,$%d,$%d,$%d,$%d)", n+1, n+2, n+3, n+4, n+5, n+6, n+7, n+8)
 			args = append(args, it.ID, it.SeedID, it.URL, p.Country, p.Category, p.Date, string(seedengine.PageQueued), s.db.timeArg(now))
 			ids = append(ids, it.ID)
 		}

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -392,6 +393,40 @@ const timeLayout = "2006-01-02T15:04:05.000000Z"
 // nowUTC returns the current time as it will read back from either engine.
 func nowUTC() time.Time {
 	return time.Now().UTC().Truncate(time.Microsecond)
+}
+
+// param is the placeholder of the n-th argument of a statement: $n on
+// PostgreSQL, an anonymous ? on SQLite, where the arguments must then
+// come in the order their placeholders appear. SQLite's driver looks up
+// the name of each numbered parameter as it binds it, in a list: a cost
+// that grows with the square of a statement's parameters (a 500-row
+// insert of items spent a tenth of its CPU there). Multi-row statements
+// use it; the others keep $n on both engines.
+func (db *DB) param(n int) string {
+	if db.engine == EngineSQLite {
+		return "?"
+	}
+	return "$" + strconv.Itoa(n)
+}
+
+// valueRows writes the rows of a multi-row VALUES list: rows of width
+// placeholders, numbered from first+1 in order ("($1,$2),($3,$4)"; param).
+func (db *DB) valueRows(b *strings.Builder, rows, width, first int) {
+	n := first
+	for r := range rows {
+		if r > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('(')
+		for c := range width {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			b.WriteString(db.param(n))
+		}
+		b.WriteByte(')')
+	}
 }
 
 // timeArg converts t to the engine's representation of a stored time.
