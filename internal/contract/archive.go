@@ -39,7 +39,8 @@ func (r *run) chooseArchives(ctx context.Context) {
 		if !feedType(d.FetchType) {
 			continue // a news sitemap keeps two days; a section page has no window to scroll out of
 		}
-		if a, why := newsArchive(r.ev); a != nil {
+		ev := editionView(r.ev, *d) // an edition's archive is its own
+		if a, why := newsArchive(ev); a != nil {
 			d.Archive, d.ArchiveWhy = a, why
 			continue
 		}
@@ -48,7 +49,7 @@ func (r *run) chooseArchives(ctx context.Context) {
 			d.ArchiveWhy = why
 			continue
 		}
-		d.Archive, d.ArchiveWhy = dailyArchive(r.ev, r.d.cfg.Now())
+		d.Archive, d.ArchiveWhy = dailyArchive(ev, r.d.cfg.Now())
 	}
 }
 
@@ -65,6 +66,7 @@ func knownArchive(ev *Evidence, d Decision, now time.Time) (*seedengine.Publishe
 			return run.Archive, run.ArchiveWhy
 		}
 	}
+	ev = editionView(ev, d)
 	if a, why := newsArchive(ev); a != nil {
 		return a, why
 	}

@@ -451,7 +451,7 @@ func SeedFrom(ev *Evidence, d Decision, evidenceKey, category string) *seedengin
 			RobotsURL:    ev.Robots.URL,
 			CrawlAllowed: d.CrawlAllowed,
 			CrawlDelay:   min(ev.Robots.CrawlDelay, maxSeedCrawlDelay),
-			SitemapURL:   bestSitemap(ev),
+			SitemapURL:   bestSitemap(editionView(ev, d)),
 		},
 		Confidence: d.Confidence,
 		Harvest:    seedengine.SeedHarvest{Archive: d.Archive},

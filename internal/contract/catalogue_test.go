@@ -93,6 +93,9 @@ func TestDiscoverCatalogue(t *testing.T) {
 					require.NoError(t, s.Validate())
 					require.Equal(t, seedengine.EditionSeedID(e.DomainID, "news", want.Edition), s.SeedID)
 					require.Equal(t, want.Edition, s.Source.Edition.Language)
+					if s.Policy.SitemapURL != "" {
+						require.Contains(t, s.Policy.SitemapURL, "://"+s.Source.Edition.Host+"/", "the %s edition's own sitemap", want.Edition)
+					}
 					rows[i] += fmt.Sprintf("<br>%s edition: %s `%s`", want.Edition, ed.FetchType, ed.EntryURL)
 				}
 			}

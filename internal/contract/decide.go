@@ -32,7 +32,7 @@ const (
 // decide chooses, per content type (news first), the best retrieval
 // method among the evidence's usable candidates.
 func decide(ev *Evidence, cfg Config) []Decision {
-	if hasEditions(ev) {
+	if hasEditions(ev) || hasOtherDefault(ev) {
 		return decideEditions(ev, cfg)
 	}
 	return decideOne(ev, cfg)

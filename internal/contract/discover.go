@@ -144,8 +144,9 @@ type run struct {
 	// mainLang is the site's own language, its home page's <html lang>
 	// (primary subtag); editions are the others (editions.go).
 	mainLang string
-	// rulesHost is the host (without port) whose robots.txt rules is.
-	rulesHost string
+	// rulesHost is the host (without port) whose robots.txt rules is,
+	// baseHost the one that served it (its redirects followed).
+	rulesHost, baseHost string
 }
 
 // Discover examines one domain (its registrable name) within the
@@ -271,8 +272,14 @@ func (r *run) markUnfetched() {
 // by robots.txt once robots.txt is known (another host's read first, when
 // a redirect goes there).
 func (r *run) admit(u *url.URL) error {
-	if r.rules != nil && r.checkedVerdict(u.String()) != RobotsAllowed {
-		return errRobots
+	if r.rules != nil {
+		switch r.checkedVerdict(u.String()) {
+		case RobotsAllowed:
+		case RobotsUnchecked:
+			return errBudget // its host's robots.txt could not be read within the limits
+		default:
+			return errRobots
+		}
 	}
 	return r.spend()
 }
@@ -334,6 +341,9 @@ func (r *run) applyRobots(ctx context.Context, given *fetch.RobotsTxt, host stri
 		ev.Status, ev.FinalURL, ev.Redirects, ev.Bytes = resp.Status, resp.FinalURL, len(resp.Redirects), len(resp.Body)
 	}
 	ev.Result = string(result)
+	if base != nil && sameSite(strings.ToLower(base.Hostname()), r.ev.Domain) {
+		r.baseHost = strings.ToLower(base.Hostname())
+	}
 	r.rules = rules.Group(r.d.cfg.Agent)
 	ev.Agents, ev.Rules = r.rules.Agents(), r.rules.Rules()
 	if cd, ok := r.rules.CrawlDelay(); ok {
@@ -438,7 +448,7 @@ func (r *run) checkedVerdict(raw string) string {
 // first (the domain; an examined entry's own host) or its www. twin (the
 // apex's robots.txt usually redirects to www.'s).
 func (r *run) mainHost(host string) bool {
-	return host == r.rulesHost || host == "www."+r.rulesHost
+	return host == r.rulesHost || host == "www."+r.rulesHost || (r.baseHost != "" && host == r.baseHost)
 }
 
 // readHostRobots reads the robots.txt of host (another host of the
@@ -470,6 +480,19 @@ func (r *run) readHostRobots(host string) {
 		r.d.f.SetCrawlDelay(strings.ToLower(hostOnly(host)), min(cd, r.d.cfg.MaxCrawlDelay))
 	}
 	r.ev.HostRobots = append(r.ev.HostRobots, he)
+	// The candidates found there before are judged now. (Not through
+	// robotsVerdict: hostsMu is held.)
+	for _, c := range r.ev.Candidates {
+		if c.Robots != RobotsUnchecked {
+			continue
+		}
+		if u, err := url.Parse(c.URL); err == nil && strings.ToLower(u.Host) == host {
+			c.Robots = RobotsDisallowed
+			if g.Allowed(u.RequestURI()) {
+				c.Robots = RobotsAllowed
+			}
+		}
+	}
 }
 
 // hostOnly is host without its port.
@@ -857,7 +880,11 @@ func (r *run) fetches(kind string, probes bool) int {
 func (r *run) fetch(ctx context.Context, c *Candidate) {
 	if c.Robots == RobotsUnchecked {
 		if c.Robots = r.checkedVerdict(c.URL); c.Robots == RobotsUnchecked {
-			c.Skipped = SkipBudget // its host's robots.txt could not be read
+			// Its host's robots.txt could not be read within the limits.
+			c.Skipped = SkipBudget
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				c.Skipped = SkipDeadline
+			}
 			return
 		}
 	}
@@ -1021,11 +1048,14 @@ func (r *run) fetchFeed(ctx context.Context, c *Candidate) {
 			page.Feeds = append(page.Feeds, f)
 		}
 	}
-	// So are its subscription links, wherever they lead: an "RSS" page
-	// whose one link is "Subscribe to Latest headlines", or "Click here
-	// to subscribe" to a feed host. Each is judged by what it serves (a
-	// paywall's page is HTML, and at this depth read no further).
-	page.Feeds = append(page.Feeds, page.Hubs...)
+	// So are its subscription links, wherever they lead, when the page is
+	// the site's own: an "RSS" page whose one link is "Subscribe to
+	// Latest headlines", or "Click here to subscribe" to a feed host. Each
+	// is judged by what it serves. (A page elsewhere, a paywall's shop
+	// reached so, offers none: its "Subscribe now" is a sale.)
+	if r.onSite(resp.FinalURL) {
+		page.Feeds = append(page.Feeds, page.Hubs...)
+	}
 	page.Hubs = nil
 	before := len(r.ev.Candidates)
 	r.addPage(page, c.URL, c.Depth+1)

@@ -122,6 +122,10 @@ func (r *run) readEditions(ctx context.Context) {
 			continue
 		}
 		e.Robots = r.checkedVerdict(e.Home)
+		if e.Robots == RobotsUnchecked {
+			e.Dropped = SkipBudget
+			continue
+		}
 		if e.Robots != RobotsAllowed {
 			e.Dropped = SkipRobots
 			continue
@@ -155,11 +159,17 @@ func (r *run) readEditions(ctx context.Context) {
 			if feed.IsCommentFeed(f) || (f.Source != feed.SourceLinkAlternate && !strings.EqualFold(hostOf(f.URL), e.Host)) {
 				continue
 			}
-			prio := float64(prioFeedAnchor) - 0.001*float64(j)
+			via, prio := ViaEditionHome, float64(prioFeedAnchor)-0.001*float64(j)
 			if f.Source == feed.SourceLinkAlternate {
-				prio = prioDeclared - 0.001*float64(j)
+				// Declared by the edition's home page, as the site's by
+				// its own.
+				via, prio = ViaLinkAlternate, prioDeclared-0.001*float64(j)
 			}
-			if c := r.addFeed(f, ViaEditionHome, "", prio, 0); c != nil {
+			c := r.addFeed(f, via, "", prio, 0)
+			if c == nil {
+				c = r.find(KindFeed, f.URL) // known already: the edition's all the same
+			}
+			if c != nil {
 				c.Edition = e.Language
 			}
 		}
@@ -222,6 +232,7 @@ func hostFor(c *Candidate) string { return strings.ToLower(hostOf(entry(c))) }
 // edition that has a news entry, the domain has one edition and its
 // decisions say none.
 func decideEditions(ev *Evidence, cfg Config) []Decision {
+	// (eds below: the editions read that have a news entry.)
 	own := *ev
 	own.Candidates = nil
 	for _, c := range ev.Candidates {
@@ -252,38 +263,13 @@ func decideEditions(ev *Evidence, cfg Config) []Decision {
 			}
 		}
 	}
-	if len(eds) == 0 {
-		return out
-	}
-	_, country, _, _ := seedengine.ParseDomainID(ev.DomainID)
-	langs := countryLanguages[country]
 	mainLang, siteHost := ev.Language, strings.ToLower(hostOf(ev.Site))
 	if mainLang == "" {
 		mainLang = "und"
 	}
-	// The default is an edition with a news seed: the site's own when
-	// its language is the country's, else the first of the country's
-	// languages that has one, else the site's own, else the first.
-	// (A home page taken for want of anything else is no entry here.)
-	ownNews := slices.ContainsFunc(out, func(d Decision) bool { return d.ContentType == seedengine.ContentTypeNews && d.candidate != nil })
-	has := func(l string) bool {
-		return (l == mainLang && ownNews) || slices.ContainsFunc(eds, func(e edition) bool { return e.lang == l })
-	}
-	def := ""
-	if slices.Contains(langs, mainLang) && ownNews {
-		def = mainLang
-	}
-	for _, l := range langs {
-		if def == "" && has(l) {
-			def = l
-		}
-	}
-	switch {
-	case def != "":
-	case ownNews:
-		def = mainLang
-	default:
-		def = eds[0].lang
+	def := defaultEdition(ev)
+	if len(eds) == 0 && def == mainLang {
+		return out // one edition after all
 	}
 	for i := range out {
 		out[i].Edition = &seedengine.SeedEdition{Language: mainLang, Host: siteHost, Default: def == mainLang}
@@ -342,4 +328,58 @@ var countryLanguages = map[string][]string{
 	"sa": {"ar"}, "se": {"sv"}, "sg": {"en", "zh", "ms", "ta"}, "si": {"sl"}, "sk": {"sk"}, "th": {"th"},
 	"tn": {"ar", "fr"}, "tr": {"tr"}, "tw": {"zh"}, "ua": {"uk"}, "us": {"en", "es"}, "ve": {"es"},
 	"vn": {"vi"}, "za": {"en", "af", "zu", "xh"},
+}
+
+// editionView is ev as decision d's edition sees it: only that edition's
+// candidates, when the domain has editions (its sitemaps and archives are
+// its own, not the site's); ev itself otherwise.
+func editionView(ev *Evidence, d Decision) *Evidence {
+	if d.Edition == nil || !hasEditions(ev) {
+		return ev
+	}
+	v := *ev
+	v.Candidates = nil
+	for _, c := range ev.Candidates {
+		if candidateEdition(ev, c) == d.Edition.Language {
+			v.Candidates = append(v.Candidates, c)
+		}
+	}
+	return &v
+}
+
+// defaultEdition is the language of the domain's default edition, from
+// the languages alone, so that the plain seed_id names the same edition
+// run after run: of the site's own and the editions its home page named
+// (those found to be in the site's own language aside, those this run
+// could not read included), the site's own when its language is one of
+// the domain_id's country's, else the first of the country's languages
+// there, else the site's own. A default edition with no news entry in a
+// run has no seed from it.
+func defaultEdition(ev *Evidence) string {
+	mainLang := ev.Language
+	if mainLang == "" {
+		mainLang = "und"
+	}
+	_, country, _, _ := seedengine.ParseDomainID(ev.DomainID)
+	langs := countryLanguages[country]
+	if slices.Contains(langs, mainLang) {
+		return mainLang
+	}
+	for _, l := range langs {
+		if slices.ContainsFunc(ev.Editions, func(e EditionEvidence) bool { return e.Language == l && e.Dropped != "same_language" }) {
+			return l
+		}
+	}
+	return mainLang
+}
+
+// hasOtherDefault reports whether the default edition is not the site's
+// own: then the site's seeds carry their edition even in a run that could
+// not read the default's.
+func hasOtherDefault(ev *Evidence) bool {
+	l := ev.Language
+	if l == "" {
+		l = "und"
+	}
+	return len(ev.Editions) > 0 && defaultEdition(ev) != l
 }

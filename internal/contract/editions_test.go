@@ -7,9 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The default edition is the one in the domain_id's country's language
-// that has a news entry: the site's own first, else the country's
-// languages in order, else the site's own, else the first edition.
+// The default edition follows from languages alone, so that the plain
+// seed_id names the same edition run after run: the site's own when its
+// language is the domain_id's country's, else the first of the country's
+// languages among the editions, else the site's own.
 func TestEditionDefault(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -44,17 +45,26 @@ func TestEditionDefault(t *testing.T) {
 		{"com:intl:x-example.com", []*Candidate{www, de, fr}, map[string]bool{"en": true, "de": false, "fr": false}},
 		// Belgium: Dutch, French, German; no Dutch edition, so French.
 		{"com:be:x-example.com", []*Candidate{www, de, fr}, map[string]bool{"en": false, "de": false, "fr": true}},
-		// The German edition has no entry: the site's own is the default.
-		{"com:de:x-example.com", []*Candidate{www, fr}, map[string]bool{"en": true, "fr": false}},
-		// The site has no news entry of its own (its home page is a seed
-		// all the same), the country's language is not there: the first edition.
-		{"com:jp:x-example.com", []*Candidate{de, fr}, map[string]bool{"en": false, "de": true, "fr": false}},
+		// The German edition has no entry this run: no seed is the
+		// default, and the plain seed_id stays the German edition's.
+		{"com:de:x-example.com", []*Candidate{www, fr}, map[string]bool{"en": false, "fr": false}},
+		// No edition in the country's language: the site's own, even
+		// with only its home page to offer.
+		{"com:jp:x-example.com", []*Candidate{de, fr}, map[string]bool{"en": true, "de": false, "fr": false}},
 	} {
 		require.Equal(t, tt.want, defaults(evidence(tt.domainID, tt.cands...)), tt.domainID)
 	}
-	// An edition without a news entry of its own is no edition: one
-	// edition left, no edition at all.
-	for _, d := range decide(evidence("com:de:x-example.com", www), cfg) {
+	// Editions read without a news entry, on a site whose own language is
+	// the country's: one edition, no edition at all.
+	for _, d := range decide(evidence("com:gb:x-example.com", www), cfg) {
 		require.Nil(t, d.Edition)
 	}
+	// The German edition could not be read this run (the budget): the
+	// site's own seed keeps its edition, not the plain seed_id.
+	ev := evidence("com:de:x-example.com", www)
+	ev.Editions = []EditionEvidence{{Language: "de", Host: "de.x-example.com", Dropped: SkipBudget}}
+	ds := decide(ev, cfg)
+	require.Len(t, ds, 1)
+	require.Equal(t, "en", ds[0].Edition.Language)
+	require.False(t, ds[0].Edition.Default)
 }

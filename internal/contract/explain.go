@@ -117,7 +117,7 @@ func Explain(ev *Evidence, contentType, edition, chosenURL string, cfg Config) [
 	x := newExplainer(ev, contentType, edition, cfg)
 	var decided *Candidate
 	for _, d := range ev.Decisions {
-		if d.ContentType == contentType && decisionEdition(d) == edition {
+		if d.ContentType == contentType && decisionEdition(d) == x.edition {
 			decided = x.find(d.EntryURL, false)
 			break
 		}

@@ -58,3 +58,31 @@ func TestDiscoverSiblingHostRobots(t *testing.T) {
 		require.NotContains(t, dec.EntryURL, "feeds.sibno-example.com.sg", "a feed its host's robots.txt forbids is no entry")
 	}
 }
+
+// A one-feed "RSS" page's subscription link is a candidate, judged by
+// what it serves; a page elsewhere reached so (a paywall's shop) offers
+// nothing further: its "Subscribe now" links are never fetched.
+func TestDirectoryHubsStayOnSite(t *testing.T) {
+	t.Parallel()
+	page := func(body string) map[string]simweb.Page {
+		return map[string]simweb.Page{"/": {ContentType: "text/html; charset=utf-8", Body: []byte(`<!doctype html><html lang="en"><head><title>x</title></head><body>` + body + `</body></html>`)}}
+	}
+	home := page(`<h1>The Hub Times</h1><footer><a href="/rss-feeds/">RSS</a></footer>`)
+	home["/rss-feeds/"] = simweb.Page{ContentType: "text/html; charset=utf-8",
+		Body: []byte(`<html><body><p>Get our news:</p><a href="https://shop.paywall-example.com/">Subscribe</a></body></html>`)}
+	w, client := simwebtest.Client(t, []simweb.Site{
+		{Host: "hubs-example.com.sg", Layout: simweb.LayoutStatic, Pages: home},
+		{Host: "shop.paywall-example.com", Layout: simweb.LayoutStatic,
+			Pages: page(`<a href="https://checkout.thirdparty-example.com/">Subscribe now</a>`)},
+		{Host: "checkout.thirdparty-example.com", Layout: simweb.LayoutWordPress},
+	}, 2*time.Second)
+	ev := contract.New(client, contract.Config{}).Discover(t.Context(), "media:sg:hubs-example.com.sg", "hubs-example.com.sg")
+	dir := find(ev, contract.KindFeed, "/rss-feeds/")
+	require.NotNil(t, dir)
+	require.Equal(t, contract.FormatDirectory, dir.Format, "a page listing one feed (its Subscribe link) is a directory")
+	shop := find(ev, contract.KindFeed, "shop.paywall-example.com/")
+	require.NotNil(t, shop, "the directory's subscription link is a candidate")
+	require.True(t, shop.Fetched)
+	require.Nil(t, find(ev, contract.KindFeed, "checkout.thirdparty-example.com/"), "the shop's own links are not followed")
+	require.Zero(t, w.Requests("checkout.thirdparty-example.com"), "nothing was asked of the shop's checkout")
+}

@@ -195,12 +195,12 @@ loop:
 				}
 			case "link":
 				a := attrs(z, hasAttr)
-				if a.hreflang != "" && hasRel(a.rel, "alternate") && strings.TrimSpace(a.href) != "" {
-					langs = append(langs, rawLink{href: a.href, title: strings.ToLower(strings.TrimSpace(a.hreflang))})
-					continue
-				}
 				if l, ok := alternateLink(a); ok {
+					// A feed first, hreflang or not: multilingual CMSs
+					// declare each language's feed with one.
 					links = append(links, l)
+				} else if a.hreflang != "" && hasRel(a.rel, "alternate") && strings.TrimSpace(a.href) != "" {
+					langs = append(langs, rawLink{href: a.href, title: strings.ToLower(strings.TrimSpace(a.hreflang))})
 				} else if hasRel(a.rel, "sitemap") && strings.TrimSpace(a.href) != "" {
 					links = append(links, rawLink{href: a.href, typ: mediaType(a.typ), title: a.title, src: SourceLinkSitemap})
 				}
@@ -299,7 +299,7 @@ loop:
 			}
 			continue
 		}
-		if (u.Path == "/" || u.Path == "") && u.RawQuery == "" && !strings.EqualFold(u.Host, page.Host) {
+		if (u.Path == "/" || u.Path == "") && u.RawQuery == "" && !sameHostOrTwin(u.Host, page.Host) {
 			if !seenOther[us] {
 				seenOther[us] = true
 				out.Homes = append(out.Homes, Candidate{URL: us, Source: l.src, Title: title})
@@ -609,4 +609,11 @@ func containsFoldASCII(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// sameHostOrTwin reports whether two hosts are one, or one is the other's
+// www. twin: a link from www. to the apex's home page is no other host's.
+func sameHostOrTwin(a, b string) bool {
+	a, b = strings.TrimPrefix(strings.ToLower(a), "www."), strings.TrimPrefix(strings.ToLower(b), "www.")
+	return a == b
 }

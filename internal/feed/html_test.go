@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -292,5 +293,33 @@ func BenchmarkFromHTML(b *testing.B) {
 		if _, err := feed.FromHTML("https://www.acme.example/", strings.NewReader(page), 0); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A feed declared with an hreflang is a feed; a page alternate with one is
+// an edition; a link to another host's home page is a Home, one to the
+// apex from www. is not.
+func TestFromHTMLEditions(t *testing.T) {
+	t.Parallel()
+	page := `<html lang="en-GB"><head>
+<link rel="alternate" type="application/rss+xml" hreflang="en" href="/rss/latest.xml">
+<link rel="alternate" hreflang="de" href="https://de.example.com/">
+<link rel="alternate" hreflang="x-default" href="https://www.example.com/">
+</head><body><a href="https://example.com/">News</a> <a href="https://fr.example.com/">Français</a></body></html>`
+	p, err := feed.FromHTML("https://www.example.com/", strings.NewReader(page), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Lang != "en-gb" {
+		t.Errorf("Lang = %q", p.Lang)
+	}
+	if len(p.Feeds) != 1 || p.Feeds[0].URL != "https://www.example.com/rss/latest.xml" {
+		t.Errorf("Feeds = %+v", p.Feeds)
+	}
+	if want := []feed.Edition{{"de", "https://de.example.com/"}, {"x-default", "https://www.example.com/"}}; !slices.Equal(p.Editions, want) {
+		t.Errorf("Editions = %+v", p.Editions)
+	}
+	if len(p.Homes) != 1 || p.Homes[0].URL != "https://fr.example.com/" || p.Homes[0].Title != "Français" {
+		t.Errorf("Homes = %+v", p.Homes)
 	}
 }
