@@ -66,7 +66,9 @@
 //
 // Every candidate says where it came from (Via: link_alternate,
 // link_header, link_sitemap, anchor, sibling_host, directory_page,
-// robots, sitemap_index, cms_path, known_path, home_page, section_page)
+// robots, sitemap_index, cms_path, known_path, home_page, section_page,
+// edition_home: a feed an edition's home page links; one it declares is
+// link_alternate, with the candidate's edition)
 // and, when not fetched, why: not_needed (a fresh news entry was already
 // found), over_cap (its group's cap), robots_disallowed,
 // budget_exhausted, deadline, depth_limit, already_fetched, low_score.
