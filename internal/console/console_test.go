@@ -647,4 +647,7 @@ func TestSeedPageShowsEdition(t *testing.T) {
 	require.Equal(t, http.StatusOK, p.StatusCode, p.body)
 	require.Contains(t, p.body, `<h1>mom.gov.sg <small>news · zh edition</small>`)
 	require.Contains(t, p.body, `<dd id="edition"><b>zh</b> on zh.mom.gov.sg: another edition of the publisher; the default's seed is <a href="/console/seeds/media:sg:mom.gov.sg::news">media:sg:mom.gov.sg::news</a></dd>`)
+	// A notice names an edition's seed too.
+	n := b.get("/console/seeds?done=rejected&what=" + url.QueryEscape(sd.SeedID))
+	require.Contains(t, n.body, `<p class="notice" role="status" tabindex="-1">Rejected <a href="/console/seeds/media:sg:mom.gov.sg::news@zh">media:sg:mom.gov.sg::news@zh</a>.</p>`)
 }

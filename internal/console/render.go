@@ -108,7 +108,7 @@ func noticeOf(q url.Values) *notice {
 		return &notice{Before: text}
 	}
 	what := q.Get("what")
-	if what == "" || len(what) > 400 || strings.Trim(what, "abcdefghijklmnopqrstuvwxyz0123456789.:-_") != "" {
+	if what == "" || len(what) > 400 || strings.Trim(what, "abcdefghijklmnopqrstuvwxyz0123456789.:-_@") != "" {
 		return nil
 	}
 	n := &notice{Before: before, What: what, After: after}
