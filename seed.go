@@ -294,6 +294,14 @@ type SeedSource struct {
 	Edition *SeedEdition `json:"edition,omitempty"`
 }
 
+// Lang is the edition's language, "" for none (nil).
+func (e *SeedEdition) Lang() string {
+	if e == nil {
+		return ""
+	}
+	return e.Language
+}
+
 // EditionSuffix is the edition a seed's seed_id names: the language of
 // an edition that is not the default, else "".
 func (s SeedSource) EditionSuffix() string {

@@ -524,7 +524,7 @@ func (c *Console) list(r *http.Request, k fileKind, part seedengine.Partition) (
 
 // partitionFiles reads a partition's item, WARC and article files.
 func (c *Console) partitionFiles(r *http.Request, part seedengine.Partition) *partitionFiles {
-	if seedengine.ValidateCountry(part.Country) != nil || seedengine.ValidateCategory(part.Category) != nil || seedengine.ValidateDate(part.Date) != nil {
+	if part.Validate() != nil {
 		return nil
 	}
 	pf := &partitionFiles{Partition: part}
@@ -564,7 +564,7 @@ func (c *Console) fileDownload(k fileKind) http.HandlerFunc {
 		s := sessFrom(r.Context())
 		part := seedengine.Partition{Country: seedengine.NormalizeCountry(r.PathValue("country")), Category: r.PathValue("category"), Date: r.PathValue("date")}
 		name := r.PathValue("file")
-		if seedengine.ValidateCountry(part.Country) != nil || seedengine.ValidateCategory(part.Category) != nil || seedengine.ValidateDate(part.Date) != nil {
+		if part.Validate() != nil {
 			c.renderError(w, r, s, http.StatusNotFound, "There is no such "+k.what+".")
 			return
 		}

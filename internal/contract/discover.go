@@ -426,6 +426,11 @@ func (r *run) robotsVerdict(raw string) string {
 		}
 		rules = g
 	}
+	return verdict(rules, u)
+}
+
+// verdict is what rules say of u.
+func verdict(rules *robots.Group, u *url.URL) string {
 	if rules.Allowed(u.RequestURI()) {
 		return RobotsAllowed
 	}
@@ -477,7 +482,7 @@ func (r *run) readHostRobots(host string) {
 	}
 	if cd, ok := g.CrawlDelay(); ok {
 		he.CrawlDelay = cd.Seconds()
-		r.d.f.SetCrawlDelay(strings.ToLower(hostOnly(host)), min(cd, r.d.cfg.MaxCrawlDelay))
+		r.d.f.SetCrawlDelay(hostOnly(host), min(cd, r.d.cfg.MaxCrawlDelay))
 	}
 	r.ev.HostRobots = append(r.ev.HostRobots, he)
 	// The candidates found there before are judged now. (Not through
@@ -487,10 +492,7 @@ func (r *run) readHostRobots(host string) {
 			continue
 		}
 		if u, err := url.Parse(c.URL); err == nil && strings.ToLower(u.Host) == host {
-			c.Robots = RobotsDisallowed
-			if g.Allowed(u.RequestURI()) {
-				c.Robots = RobotsAllowed
-			}
+			c.Robots = verdict(g, u)
 		}
 	}
 }

@@ -203,22 +203,16 @@ func (r *run) searchEdition(ctx context.Context, lang string) {
 // tagEditions gives every candidate on an edition's host that edition,
 // once the editions are known.
 func (r *run) tagEditions() {
-	hosts := map[string]string{}
+	hosts, live := map[string]string{}, map[string]bool{}
 	for _, e := range r.ev.Editions {
 		if e.Dropped == "" {
-			hosts[e.Host] = e.Language
+			hosts[e.Host], live[e.Language] = e.Language, true
 		}
 	}
 	for _, c := range r.ev.Candidates {
-		if c.Edition != "" {
-			if _, ok := hosts[hostFor(c)]; !ok && !slices.ContainsFunc(r.ev.Editions, func(e EditionEvidence) bool {
-				return e.Dropped == "" && e.Language == c.Edition
-			}) {
-				c.Edition = "" // its edition was dropped
-			}
-			continue
+		if !live[c.Edition] {
+			c.Edition = hosts[hostFor(c)] // "" on the site's own hosts, or when its edition was dropped
 		}
-		c.Edition = hosts[hostFor(c)]
 	}
 }
 
@@ -233,14 +227,7 @@ func hostFor(c *Candidate) string { return strings.ToLower(hostOf(entry(c))) }
 // decisions say none.
 func decideEditions(ev *Evidence, cfg Config) []Decision {
 	// (eds below: the editions read that have a news entry.)
-	own := *ev
-	own.Candidates = nil
-	for _, c := range ev.Candidates {
-		if c.Edition == "" {
-			own.Candidates = append(own.Candidates, c)
-		}
-	}
-	out := decideOne(&own, cfg)
+	out := decideOne(withCandidates(ev, func(c *Candidate) bool { return c.Edition == "" }), cfg)
 	type edition struct {
 		lang, host string
 		d          Decision
@@ -250,23 +237,13 @@ func decideEditions(ev *Evidence, cfg Config) []Decision {
 		if e.Dropped != "" {
 			continue
 		}
-		sub := *ev
-		sub.Candidates = nil
-		for _, c := range ev.Candidates {
-			if c.Edition == e.Language {
-				sub.Candidates = append(sub.Candidates, c)
-			}
-		}
-		for _, d := range decideOne(&sub, cfg) {
+		for _, d := range decideOne(withCandidates(ev, func(c *Candidate) bool { return c.Edition == e.Language }), cfg) {
 			if d.ContentType == seedengine.ContentTypeNews && d.candidate != nil && d.candidate.Edition == e.Language {
 				eds = append(eds, edition{e.Language, e.Host, d})
 			}
 		}
 	}
-	mainLang, siteHost := ev.Language, strings.ToLower(hostOf(ev.Site))
-	if mainLang == "" {
-		mainLang = "und"
-	}
+	mainLang, siteHost := ev.siteLanguage(), strings.ToLower(hostOf(ev.Site))
 	def := defaultEdition(ev)
 	if len(eds) == 0 && def == mainLang {
 		return out // one edition after all
@@ -337,14 +314,7 @@ func editionView(ev *Evidence, d Decision) *Evidence {
 	if d.Edition == nil || !hasEditions(ev) {
 		return ev
 	}
-	v := *ev
-	v.Candidates = nil
-	for _, c := range ev.Candidates {
-		if candidateEdition(ev, c) == d.Edition.Language {
-			v.Candidates = append(v.Candidates, c)
-		}
-	}
-	return &v
+	return withCandidates(ev, func(c *Candidate) bool { return candidateEdition(ev, c) == d.Edition.Language })
 }
 
 // defaultEdition is the language of the domain's default edition, from
@@ -356,10 +326,7 @@ func editionView(ev *Evidence, d Decision) *Evidence {
 // there, else the site's own. A default edition with no news entry in a
 // run has no seed from it.
 func defaultEdition(ev *Evidence) string {
-	mainLang := ev.Language
-	if mainLang == "" {
-		mainLang = "und"
-	}
+	mainLang := ev.siteLanguage()
 	_, country, _, _ := seedengine.ParseDomainID(ev.DomainID)
 	langs := countryLanguages[country]
 	if slices.Contains(langs, mainLang) {
@@ -377,9 +344,27 @@ func defaultEdition(ev *Evidence) string {
 // own: then the site's seeds carry their edition even in a run that could
 // not read the default's.
 func hasOtherDefault(ev *Evidence) bool {
-	l := ev.Language
-	if l == "" {
-		l = "und"
+	return len(ev.Editions) > 0 && defaultEdition(ev) != ev.siteLanguage()
+}
+
+// siteLanguage is the site's own edition's language: Language, "und"
+// (undetermined) when its home page names none.
+func (ev *Evidence) siteLanguage() string {
+	if ev.Language == "" {
+		return "und"
 	}
-	return len(ev.Editions) > 0 && defaultEdition(ev) != l
+	return ev.Language
+}
+
+// withCandidates is ev with only the candidates keep takes (a shallow
+// copy: decide and the archives read one edition's so).
+func withCandidates(ev *Evidence, keep func(*Candidate) bool) *Evidence {
+	v := *ev
+	v.Candidates = nil
+	for _, c := range ev.Candidates {
+		if keep(c) {
+			v.Candidates = append(v.Candidates, c)
+		}
+	}
+	return &v
 }

@@ -117,7 +117,7 @@ func Explain(ev *Evidence, contentType, edition, chosenURL string, cfg Config) [
 	x := newExplainer(ev, contentType, edition, cfg)
 	var decided *Candidate
 	for _, d := range ev.Decisions {
-		if d.ContentType == contentType && decisionEdition(d) == x.edition {
+		if d.ContentType == contentType && d.Edition.Lang() == x.edition {
 			decided = x.find(d.EntryURL, false)
 			break
 		}
@@ -563,18 +563,7 @@ func candidateEdition(ev *Evidence, c *Candidate) string {
 	if !hasEditions(ev) {
 		return ""
 	}
-	if ev.Language == "" {
-		return "und"
-	}
-	return ev.Language
-}
-
-// decisionEdition is the edition a decision is for, "" for none.
-func decisionEdition(d Decision) string {
-	if d.Edition == nil {
-		return ""
-	}
-	return d.Edition.Language
+	return ev.siteLanguage()
 }
 
 // editionOf is the edition of the explainer's seed as the run's decision

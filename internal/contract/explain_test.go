@@ -469,8 +469,8 @@ func TestExplainCatalogue(t *testing.T) {
 			require.NoError(t, err)
 			ev := disc.Discover(t.Context(), e.DomainID, domain)
 			for _, d := range ev.Decisions {
-				vs := Explain(ev, d.ContentType, decisionEdition(d), d.EntryURL, Config{})
-				checkVerdicts(t, ev, d.ContentType, decisionEdition(d), vs)
+				vs := Explain(ev, d.ContentType, d.Edition.Lang(), d.EntryURL, Config{})
+				checkVerdicts(t, ev, d.ContentType, d.Edition.Lang(), vs)
 				i := slices.IndexFunc(vs, func(v Verdict) bool { return v.Chosen })
 				if d.candidate == nil {
 					require.Equal(t, -1, i, "the home page is no candidate")
@@ -479,7 +479,7 @@ func TestExplainCatalogue(t *testing.T) {
 				require.GreaterOrEqual(t, i, 0, "%s: %s is chosen", d.ContentType, d.EntryURL)
 				c := ev.Candidates[i]
 				require.Equal(t, d.EntryURL, c.EntryURL())
-				got, err := Choose(ev, d.ContentType, decisionEdition(d), c.URL, Config{})
+				got, err := Choose(ev, d.ContentType, d.Edition.Lang(), c.URL, Config{})
 				require.NoError(t, err)
 				got.Why, d.Why = "", ""
 				require.Equal(t, d, got, "choosing the run's choice again changes nothing")
@@ -488,10 +488,10 @@ func TestExplainCatalogue(t *testing.T) {
 					if !v.Usable || v.Chosen {
 						continue
 					}
-					chosen, err := Choose(ev, d.ContentType, decisionEdition(d), v.URL, Config{})
+					chosen, err := Choose(ev, d.ContentType, d.Edition.Lang(), v.URL, Config{})
 					require.NoError(t, err)
-					again := Explain(ev, d.ContentType, decisionEdition(d), chosen.EntryURL, Config{})
-					checkVerdicts(t, ev, d.ContentType, decisionEdition(d), again)
+					again := Explain(ev, d.ContentType, d.Edition.Lang(), chosen.EntryURL, Config{})
+					checkVerdicts(t, ev, d.ContentType, d.Edition.Lang(), again)
 					j := slices.IndexFunc(again, func(v Verdict) bool { return v.Chosen })
 					require.GreaterOrEqual(t, j, 0)
 					require.Equal(t, chosen.EntryURL, ev.Candidates[j].EntryURL())

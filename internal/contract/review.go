@@ -53,7 +53,7 @@ func (r *Review) SeedCandidates(ctx context.Context, seedID string) ([]seedengin
 	if err != nil {
 		return nil, err
 	}
-	verdicts := Explain(ev, sd.ContentType, seedEdition(sd), sd.Fetch.EntryURL, r.cfg)
+	verdicts := Explain(ev, sd.ContentType, sd.Source.Edition.Lang(), sd.Fetch.EntryURL, r.cfg)
 	out := make([]seedengine.SeedCandidate, len(ev.Candidates))
 	for i, c := range ev.Candidates {
 		v := verdicts[i]
@@ -80,7 +80,7 @@ func (r *Review) ChooseCandidate(ctx context.Context, seedID, candidateURL, acto
 	if err != nil {
 		return nil, err
 	}
-	d, err := Choose(ev, sd.ContentType, seedEdition(sd), candidateURL, r.cfg)
+	d, err := Choose(ev, sd.ContentType, sd.Source.Edition.Lang(), candidateURL, r.cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -97,15 +97,6 @@ func (r *Review) ChooseCandidate(ctx context.Context, seedID, candidateURL, acto
 		cur.Harvest.Archive = found.Harvest.Archive
 		return nil
 	})
-}
-
-// seedEdition is the language of the seed's edition, "" when its domain
-// has one.
-func seedEdition(sd *seedengine.Seed) string {
-	if sd.Source.Edition == nil {
-		return ""
-	}
-	return sd.Source.Edition.Language
 }
 
 // evidence reads the evidence object a seed points to.

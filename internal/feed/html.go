@@ -299,14 +299,13 @@ loop:
 			}
 			continue
 		}
-		if (u.Path == "/" || u.Path == "") && u.RawQuery == "" && !sameHostOrTwin(u.Host, page.Host) {
-			if !seenOther[us] {
+		if !sameSite(u, page) {
+			// Another host's home page: a language switcher's "Deutsch"
+			// → de.example.com, a shop, a jobs site.
+			if (u.Path == "/" || u.Path == "") && u.RawQuery == "" && !seenOther[us] {
 				seenOther[us] = true
 				out.Homes = append(out.Homes, Candidate{URL: us, Source: l.src, Title: title})
 			}
-			continue
-		}
-		if !sameSite(u, page) {
 			continue
 		}
 		s := sectionScore(u, title)
@@ -609,11 +608,4 @@ func containsFoldASCII(s, sub string) bool {
 		}
 	}
 	return false
-}
-
-// sameHostOrTwin reports whether two hosts are one, or one is the other's
-// www. twin: a link from www. to the apex's home page is no other host's.
-func sameHostOrTwin(a, b string) bool {
-	a, b = strings.TrimPrefix(strings.ToLower(a), "www."), strings.TrimPrefix(strings.ToLower(b), "www.")
-	return a == b
 }
