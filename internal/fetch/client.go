@@ -721,11 +721,15 @@ func acceptFor(k Kind) string {
 	return "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8" // as browsers write it
 }
 
-// resolve returns the addresses of host, an IP literal or a name looked up
+// resolve returns the addresses of host, an IP literal, a name whose
+// Lookup answer the context carries (WithLookup) or a name looked up
 // through our resolver within DNSTimeout.
 func (c *Client) resolve(ctx context.Context, host string) ([]netip.Addr, error) {
 	if ip, err := netip.ParseAddr(host); err == nil {
 		return []netip.Addr{ip}, nil
+	}
+	if known, ok := ctx.Value(lookupKey{}).(DNSResult); ok && known.Host == normalizeHost(host) {
+		return known.Addrs(), nil
 	}
 	lctx, cancel := context.WithTimeout(ctx, c.cfg.DNSTimeout)
 	defer cancel()

@@ -99,7 +99,10 @@
 // [Client.Lookup] asks the DNS server (DNSServer, or the first nameserver
 // of /etc/resolv.conf) for A and AAAA records directly with
 // github.com/miekg/dns, because net.Resolver hides the response code that
-// liveness records (NOERROR, NXDOMAIN, SERVFAIL, timeout).
+// liveness records (NOERROR, NXDOMAIN, SERVFAIL, timeout). A probe then
+// fetches under [WithLookup]: the connection goes to the addresses it
+// looked up and recorded (through connect-to and the SSRF guard as any),
+// and the name is not asked about a second time.
 //
 // Only HTTP/1.1 is spoken: with one request per host in flight HTTP/2
 // multiplexing gains nothing.

@@ -136,14 +136,21 @@ func startDNS(t *testing.T, zone map[string][]string) *dnsStub {
 
 // queried reports whether the stub was asked about name.
 func (s *dnsStub) queried(name string) bool {
+	return s.queries(name) > 0
+}
+
+// queries counts the questions the stub was asked about name (A and AAAA
+// count apart).
+func (s *dnsStub) queries(name string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	n := 0
 	for _, q := range s.qs {
 		if q == name {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // testCA is a certificate authority for TLS tests.

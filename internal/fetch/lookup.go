@@ -86,6 +86,24 @@ func (c *Client) Lookup(ctx context.Context, host string) (DNSResult, error) {
 	return c.dns.lookup(ctx, host)
 }
 
+type lookupKey struct{}
+
+// WithLookup returns a context under which fetches connect to r.Host at
+// the addresses of r, a Lookup answer that found some, instead of
+// resolving the name again: a liveness probe fetches the addresses it
+// looked up and recorded, without a second query. Only r.Host is
+// answered so: a redirect to another host resolves as usual. Connect-to
+// rules and the SSRF guard apply to these addresses as to any (the
+// guard checks each in the dialer). An answer without addresses leaves
+// ctx as it is.
+func WithLookup(ctx context.Context, r DNSResult) context.Context {
+	if len(r.A)+len(r.AAAA) == 0 || r.Host == "" {
+		return ctx
+	}
+	r.Host = normalizeHost(r.Host)
+	return context.WithValue(ctx, lookupKey{}, r)
+}
+
 type answer struct {
 	rcode string
 	addrs []netip.Addr

@@ -3,9 +3,11 @@ package fetch
 import (
 	"context"
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,4 +109,65 @@ func TestSystemDNSServer(t *testing.T) {
 	require.Error(t, err)
 	_, err = systemDNSServer(filepath.Join(dir, "missing"))
 	require.Error(t, err)
+}
+
+// A fetch under WithLookup connects to the looked-up addresses without
+// asking DNS again; other hosts (a redirect's) are resolved as usual, and
+// connect-to rules and the SSRF guard still decide where a connection
+// goes.
+func TestWithLookup(t *testing.T) {
+	t.Parallel()
+	hits, _, port := countingServer(t)
+	redir := startHTTP(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://other.test:"+port+"/", http.StatusFound)
+	}))
+	stub := startDNS(t, map[string][]string{
+		"known.test":  {"127.0.0.1"},
+		"other.test":  {"127.0.0.1"},
+		"staged.test": {"10.9.9.9"},
+	})
+	p, err := strconv.Atoi(port)
+	require.NoError(t, err)
+	c := newTestClient(t, Config{
+		DNSServer:  stub.Addr,
+		ConnectTo:  []string{"staged.test::127.0.0.1:" + port},
+		AllowPorts: []int{p},
+	})
+
+	d, err := c.Lookup(t.Context(), "Known.Test")
+	require.NoError(t, err)
+	asked := stub.queries("known.test")
+	resp, err := c.Do(WithLookup(t.Context(), d), Request{URL: "http://known.test:" + srvPort(t, redir) + "/"})
+	require.NoError(t, err)
+	require.Equal(t, "ok", string(resp.Body), "the redirect was followed to other.test")
+	require.Equal(t, asked, stub.queries("known.test"), "the known answer was used, not asked again")
+	require.True(t, stub.queried("other.test"), "a redirect's host is resolved")
+	require.Equal(t, int64(1), hits.Load())
+
+	// Through a connect-to rule: the rule still picks the address; the
+	// name is known to exist, so DNS is not asked again.
+	d, err = c.Lookup(t.Context(), "staged.test")
+	require.NoError(t, err)
+	asked = stub.queries("staged.test")
+	_, err = c.Do(WithLookup(t.Context(), d), Request{URL: "http://staged.test/"})
+	require.NoError(t, err)
+	require.Equal(t, asked, stub.queries("staged.test"))
+	require.Equal(t, int64(2), hits.Load())
+
+	// The guard checks known addresses as any: a private one is refused
+	// before anything is sent.
+	strict := newTestClient(t, Config{DNSServer: stub.Addr, AllowNetworks: []netip.Prefix{}})
+	private := DNSResult{Host: "intranet.test", A: []netip.Addr{netip.MustParseAddr("10.0.0.1")}}
+	_, err = strict.Do(WithLookup(t.Context(), private), Request{URL: "http://intranet.test/"})
+	require.Equal(t, ReasonBlocked, reasonOf(t, err).Reason)
+	require.False(t, stub.queried("intranet.test"))
+	loop := DNSResult{Host: "known.test", A: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}
+	_, err = strict.Do(WithLookup(t.Context(), loop), Request{URL: "http://known.test:" + port + "/"})
+	require.Equal(t, ReasonBlocked, reasonOf(t, err).Reason)
+	require.Equal(t, int64(2), hits.Load())
+
+	// An answer without addresses changes nothing: the name is resolved.
+	_, err = c.Do(WithLookup(t.Context(), DNSResult{Host: "other.test"}), Request{URL: "http://other.test:" + port + "/"})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), hits.Load())
 }
