@@ -16,7 +16,7 @@ import (
 	"github.com/seedengine/seedengine/internal/layout"
 )
 
-// ChunkConcurrency is how many domains of one chunk are probed at once.
+// ChunkConcurrency is how many domains of one chunk are fetched at once.
 // The fetch client still holds every host to one request in flight and
 // its delay, and all chunks together to its global limit; this only keeps
 // a chunk from waiting on its slowest domains one after the other.
@@ -204,8 +204,11 @@ func ChunkProcessor(p DomainProber, classifier *discover.Classifier, store seede
 }
 
 // probeAll probes targets ChunkConcurrency at a time and returns their
-// results in the same order.
+// results in the same order. A *Prober's lookups run ahead (probeAhead).
 func probeAll(ctx context.Context, p DomainProber, targets []target) []seedengine.LivenessResult {
+	if pr, ok := p.(*Prober); ok {
+		return probeAhead(ctx, pr, targets)
+	}
 	results := make([]seedengine.LivenessResult, len(targets))
 	sem := make(chan struct{}, ChunkConcurrency)
 	var wg sync.WaitGroup
@@ -216,6 +219,47 @@ func probeAll(ctx context.Context, p DomainProber, targets []target) []seedengin
 			r := p.Probe(ctx, t.domain)
 			r.DomainID = t.domainID
 			results[i] = r
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// probeAhead probes targets with their DNS ahead of their fetches: the
+// lookups start with the chunk, in input order, as many at once as the
+// Prober's Lookups allow (all chunks together), and a domain takes one of
+// ChunkConcurrency fetch slots only once its name has resolved. A name
+// that does not resolve waits for its retry holding no slot at all, and
+// gets its verdict from DNS alone. Results are in targets' order.
+func probeAhead(ctx context.Context, p *Prober, targets []target) []seedengine.LivenessResult {
+	results := make([]seedengine.LivenessResult, len(targets))
+	pend := make([]*pending, len(targets))
+	ready := make(chan int, len(targets)) // indexes whose lookups are done
+	go func() {
+		var wg sync.WaitGroup
+		for i, t := range targets {
+			p.lookups <- struct{}{} // resolve gives it back
+			wg.Go(func() {
+				pend[i] = p.resolve(ctx, t.domain, p.lookups)
+				ready <- i
+			})
+		}
+		wg.Wait()
+		close(ready)
+	}()
+	sem := make(chan struct{}, ChunkConcurrency)
+	var wg sync.WaitGroup
+	for i := range ready {
+		if pend[i].done {
+			results[i] = pend[i].res
+			results[i].DomainID = targets[i].domainID
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = p.finish(ctx, pend[i])
+			results[i].DomainID = targets[i].domainID
 		})
 	}
 	wg.Wait()

@@ -12,7 +12,8 @@
 //     of our own resolver (dns_error) or an invalid name (bad_request)
 //     gives no verdict: it says nothing about the domain.
 //  2. https://domain/ with redirects followed (at most 10, each hop
-//     recorded).
+//     recorded), connecting to the addresses step 1 found and recorded
+//     (fetch.WithLookup: the name is not resolved a second time).
 //  3. When HTTPS produced no HTTP response at all (refused, connect or
 //     request timeout, reset, TLS error, …), http://domain/ is tried too and
 //     both attempts are recorded. An HTTPS chain that failed after a
@@ -58,8 +59,17 @@
 // # Batches
 //
 // [ChunkProcessor] runs the chunks of a liveness batch: it normalises each
-// item through internal/discover, probes the chunk's domains
-// [ChunkConcurrency] at a time, records the results through a
-// seedengine.LivenessService and writes them as JSON lines to one object
-// per chunk (layout.LivenessChunkKey); batch.go documents the shapes.
+// item through internal/discover, probes the chunk's domains, records the
+// results through a seedengine.LivenessService and writes them as JSON
+// lines to one object per chunk (layout.LivenessChunkKey); batch.go
+// documents the shapes.
+//
+// A chunk resolves ahead of its fetches (issue 38): every domain's DNS
+// lookup starts with the chunk, Config.Lookups at a time across all
+// chunks, and a domain takes one of the chunk's [ChunkConcurrency] fetch
+// slots only once its name has resolved. A name that does not resolve —
+// NXDOMAIN, SERVFAIL, a DNS timeout — waits for its retry and is retried
+// holding no fetch slot, and its verdict comes from DNS alone, while the
+// live hosts are fetched. Rounds and verdicts are those of Probe: only
+// when each step runs changes.
 package liveness

@@ -35,6 +35,7 @@ const (
 const (
 	DefaultRetries    = 1
 	DefaultRetryDelay = 2 * time.Second
+	DefaultLookups    = 512
 )
 
 // Config configures a Prober. Zero fields take their defaults.
@@ -46,6 +47,10 @@ type Config struct {
 	// RetryDelay is the wait before a retry round; default 2s, negative
 	// for none.
 	RetryDelay time.Duration
+	// Lookups is how many DNS lookups batch chunks run ahead of their
+	// fetches at once, all chunks together (ChunkProcessor); default 512.
+	// A name whose server does not answer holds one for DNSTimeout.
+	Lookups int
 	// Now is the clock for CheckedAt; default time.Now.
 	Now func() time.Time
 }
@@ -54,8 +59,9 @@ type Config struct {
 // enforces politeness, timeouts and the SSRF guard. It is safe for
 // concurrent use.
 type Prober struct {
-	client *fetch.Client
-	cfg    Config
+	client  *fetch.Client
+	cfg     Config
+	lookups chan struct{} // slots of Config.Lookups
 	// beforeRetry, when set (by tests), runs after a round that asks for a
 	// retry and before the wait.
 	beforeRetry func(domain string, round int)
@@ -75,10 +81,13 @@ func New(client *fetch.Client, cfg Config) *Prober {
 	case cfg.RetryDelay < 0:
 		cfg.RetryDelay = 0
 	}
+	if cfg.Lookups <= 0 {
+		cfg.Lookups = DefaultLookups
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Prober{client: client, cfg: cfg}
+	return &Prober{client: client, cfg: cfg, lookups: make(chan struct{}, cfg.Lookups)}
 }
 
 // outcome is a round's verdict before retries are considered.
@@ -94,26 +103,115 @@ type outcome struct {
 // (canceled when ctx ended), which must not be taken as the domain's
 // state.
 func (p *Prober) Probe(ctx context.Context, domain string) seedengine.LivenessResult {
+	return p.finish(ctx, p.resolve(ctx, domain, nil))
+}
+
+// pending is a probe whose DNS ran ahead of its fetches: either DNS alone
+// decided it (done, res is the result), or round's lookup found addresses
+// (dns) and that round's fetches come next.
+type pending struct {
+	domain string
+	res    seedengine.LivenessResult
+	round  int
+	dns    fetch.DNSResult
+	done   bool
+}
+
+// resolve runs a probe's rounds for as long as they end at DNS: a name
+// that resolves stops it at that round's fetches; a name that does not
+// resolve is retried as any dead round is, and when its last round fails
+// too, DNS alone gave the verdict. It is called holding one slot of gate
+// (when gate is not nil), gives the slot back while it waits to retry,
+// takes one again for the next lookup and has given it back when it
+// returns: lookups are bounded, waits are not.
+func (p *Prober) resolve(ctx context.Context, domain string, gate chan struct{}) *pending {
 	domain = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
-	res := seedengine.LivenessResult{Domain: domain, CheckedAt: p.cfg.Now().UTC()}
-	for round := 1; ; round++ {
-		res.Rounds = round
-		o := p.round(ctx, domain, round, &res)
-		if o.reason == ReasonCanceled || (ctx.Err() != nil && o.verdict != seedengine.VerdictAlive) {
-			// A failure while the caller gave up is the caller's doing.
-			return canceled(res)
+	pr := &pending{domain: domain, res: seedengine.LivenessResult{Domain: domain, CheckedAt: p.cfg.Now().UTC()}}
+	held := gate != nil
+	defer func() {
+		if held {
+			<-gate
 		}
-		if o.verdict != seedengine.VerdictDead || round > p.cfg.Retries {
-			res.Verdict, res.Reason, res.Detail = o.verdict, o.reason, o.detail
+	}()
+	for round := 1; ; round++ {
+		pr.res.Rounds = round
+		d, err := p.client.Lookup(ctx, domain)
+		pr.res.DNS = dnsFacts(d)
+		if err == nil {
+			pr.round, pr.dns = round, d
+			return pr
+		}
+		if p.over(ctx, &pr.res, dnsOutcome(err), round) {
+			pr.done = true
+			return pr
+		}
+		if held {
+			<-gate
+			held = false
+		}
+		if !p.wait(ctx, domain, round) {
+			pr.res, pr.done = canceled(pr.res), true
+			return pr
+		}
+		if gate != nil {
+			select {
+			case gate <- struct{}{}:
+				held = true
+			case <-ctx.Done():
+				pr.res, pr.done = canceled(pr.res), true
+				return pr
+			}
+		}
+	}
+}
+
+// finish runs the rest of a probe that resolve left pending: the fetches
+// of the round whose name resolved, at the addresses found, then any
+// retry rounds (DNS and fetches each).
+func (p *Prober) finish(ctx context.Context, pr *pending) seedengine.LivenessResult {
+	res := pr.res
+	if pr.done {
+		return res
+	}
+	for round := pr.round; ; round++ {
+		res.Rounds = round
+		var o outcome
+		if round == pr.round {
+			o = p.fetchRound(ctx, pr.domain, round, pr.dns, &res)
+		} else {
+			o = p.round(ctx, pr.domain, round, &res)
+		}
+		if p.over(ctx, &res, o, round) {
 			return res
 		}
-		if p.beforeRetry != nil {
-			p.beforeRetry(domain, round)
-		}
-		if err := sleep(ctx, p.cfg.RetryDelay); err != nil {
+		if !p.wait(ctx, pr.domain, round) {
 			return canceled(res)
 		}
 	}
+}
+
+// over applies a round's outcome to res and reports whether the probe is
+// over: with a verdict, or canceled (a failure while the caller gave up is
+// the caller's doing). A dead round with retries left is not over.
+func (p *Prober) over(ctx context.Context, res *seedengine.LivenessResult, o outcome, round int) bool {
+	if o.reason == ReasonCanceled || (ctx.Err() != nil && o.verdict != seedengine.VerdictAlive) {
+		*res = canceled(*res)
+		return true
+	}
+	if o.verdict != seedengine.VerdictDead || round > p.cfg.Retries {
+		res.Verdict, res.Reason, res.Detail = o.verdict, o.reason, o.detail
+		return true
+	}
+	return false
+}
+
+// wait waits RetryDelay before the round after round; false when ctx
+// ended first.
+func (p *Prober) wait(ctx context.Context, domain string, round int) bool {
+	if p.beforeRetry != nil {
+		p.beforeRetry(domain, round)
+	}
+	return sleep(ctx, p.cfg.RetryDelay) == nil
 }
 
 func canceled(res seedengine.LivenessResult) seedengine.LivenessResult {
@@ -138,21 +236,38 @@ func sleep(ctx context.Context, d time.Duration) error {
 // round runs one DNS lookup and the HTTPS (then HTTP) fetch, replacing
 // res's per-round facts; attempts accumulate.
 func (p *Prober) round(ctx context.Context, domain string, round int, res *seedengine.LivenessResult) outcome {
-	res.HTTPSOK, res.HTTPFallback = false, false
-	res.Redirects, res.FinalURL, res.LeftRegistrable = nil, "", false
-	res.Status, res.TLS, res.ResponseMS = 0, nil, 0
-
 	d, err := p.client.Lookup(ctx, domain)
 	res.DNS = dnsFacts(d)
 	if err != nil {
-		reason, detail := failure(err)
-		switch reason {
-		case fetch.ReasonDNSError, fetch.ReasonBadRequest, ReasonCanceled:
-			// Our resolver, the input or the caller failed, not the domain.
-			return outcome{reason: reason, detail: detail}
-		}
-		return outcome{verdict: seedengine.VerdictDead, reason: reason, detail: detail}
+		resetFetchFacts(res)
+		return dnsOutcome(err)
 	}
+	return p.fetchRound(ctx, domain, round, d, res)
+}
+
+// dnsOutcome is the outcome of a round whose lookup failed: dead, unless
+// our resolver, the input or the caller failed, not the domain.
+func dnsOutcome(err error) outcome {
+	reason, detail := failure(err)
+	switch reason {
+	case fetch.ReasonDNSError, fetch.ReasonBadRequest, ReasonCanceled:
+		return outcome{reason: reason, detail: detail}
+	}
+	return outcome{verdict: seedengine.VerdictDead, reason: reason, detail: detail}
+}
+
+func resetFetchFacts(res *seedengine.LivenessResult) {
+	res.HTTPSOK, res.HTTPFallback = false, false
+	res.Redirects, res.FinalURL, res.LeftRegistrable = nil, "", false
+	res.Status, res.TLS, res.ResponseMS = 0, nil, 0
+}
+
+// fetchRound runs a round's HTTPS (then HTTP) fetch of domain, whose
+// lookup found d: the connections go to d's addresses, which res.DNS
+// records, without asking DNS again.
+func (p *Prober) fetchRound(ctx context.Context, domain string, round int, d fetch.DNSResult, res *seedengine.LivenessResult) outcome {
+	resetFetchFacts(res)
+	ctx = fetch.WithLookup(ctx, d)
 
 	resp, err := p.fetch(ctx, "https://"+domain+"/", round, res)
 	if err == nil {
