@@ -327,6 +327,10 @@ type Queue struct {
 
 	rescue *rescuer // jobs left running by nobody (rescue.go)
 
+	// completer groups chunk completions on PostgreSQL (complete.go); nil
+	// on SQLite, where the store's group commit shares their commits.
+	completer *chunkCompleter
+
 	// pageWake wakes the page queue when deferred pages come due
 	// (pagewake.go).
 	pageWake *pageWaker
@@ -373,6 +377,9 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 		metrics:   newQueueMetrics(),
 	}
 	q.rescue = &rescuer{q: q, id: newClientID(), held: map[int64]int{}, suspects: map[int64]suspectSighting{}}
+	if engine == EnginePostgres {
+		q.completer = &chunkCompleter{q: q}
+	}
 
 	workers := river.NewWorkers()
 	q.addKinds(workers, kinds)

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/seedengine/seedengine"
+	"github.com/seedengine/seedengine/internal/sqlstore"
 )
 
 // ChunkProcessor processes one chunk of a batch and reports what it
@@ -125,7 +126,11 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 	// Work that finished is recorded even if the job's context ends now.
 	cctx, cancel := bookkeepingContext(ctx)
 	defer cancel()
-	err = q.completeChunk(cctx, batchID, index, out, complete)
+	if q.completer != nil && len(out.Spawn) == 0 {
+		err = q.completer.complete(cctx, job.ID, sqlstore.ChunkDone{BatchID: batchID, Index: index, Out: out})
+	} else {
+		err = q.completeChunk(cctx, batchID, index, out, complete)
+	}
 	if err != nil {
 		return r.fail(ctx, fmt.Errorf("complete chunk: %w", err), true)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -297,6 +299,66 @@ func (s *BatchService) StartBatchChunk(ctx context.Context, batchID string, inde
 // no such chunk.
 func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
 	var (
+		b   *seedengine.Batch
+		c   *seedengine.BatchChunk
+		err error
+	)
+	if s.db.engine == EnginePostgres {
+		b, c, err = s.startFindPostgres(ctx, batchID, index)
+	} else {
+		b, c, err = s.startFindTx(ctx, batchID, index)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
+	}
+	return b, c, nil
+}
+
+// startFindPostgres is StartFindBatchChunk in one statement, committed on
+// its own: the chunk row is written and read with its batch's row (read,
+// not locked), so a start never waits for the batch's completions. Only
+// the batch's first start also moves it from queued to running, in a
+// second statement.
+func (s *BatchService) startFindPostgres(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+	now := nowUTC()
+	var d chunkDest
+	b, err := scanBatch(s.db.writer.QueryRowContext(ctx, `UPDATE batch_chunks c
+		SET status = $3, attempts = c.attempts + 1, updated_at = $4
+		FROM batches b
+		WHERE c.batch_id = $1 AND c.chunk_index = $2 AND c.status IN ($5, $3) AND b.id = c.batch_id
+		RETURNING `+qualified("b", batchColumns)+`, `+qualified("c", chunkColumns),
+		batchID, index, string(seedengine.ChunkRunning), now, string(seedengine.ChunkQueued)), d.dest()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Finished or cancelled already, or missing.
+		b, err = scanBatch(s.db.writer.QueryRowContext(ctx, `SELECT `+qualified("b", batchColumns)+`, `+qualified("c", chunkColumns)+`
+			FROM batch_chunks c JOIN batches b ON b.id = c.batch_id
+			WHERE c.batch_id = $1 AND c.chunk_index = $2`, batchID, index), d.dest()...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil, errChunkNotFound(index)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.Status == seedengine.BatchQueued {
+		if _, err := s.db.writer.ExecContext(ctx, `UPDATE batches
+			SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+			WHERE id = $1 AND status = $4`,
+			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
+			return nil, nil, err
+		}
+		b.Status = seedengine.BatchRunning
+		if b.StartedAt == nil {
+			b.StartedAt = &now
+		}
+	}
+	return b, d.chunk(), nil
+}
+
+// startFindTx is StartFindBatchChunk in a transaction of the SQLite
+// writer, which group commit shares with other chunk writes.
+func (s *BatchService) startFindTx(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+	var (
 		b *seedengine.Batch
 		c *seedengine.BatchChunk
 	)
@@ -333,10 +395,7 @@ func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, 
 		}
 		return err
 	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
-	}
-	return b, c, nil
+	return b, c, err
 }
 
 // requireChunk turns an update that matched no row into ENOTFOUND when the
@@ -458,16 +517,26 @@ func (s *BatchService) completeChunkFast(ctx context.Context, tx *sql.Tx, batchI
 		// Recorded already (or missing: ENOTFOUND).
 		return ChunkWrite{}, requireChunk(ctx, tx, res, batchID, index)
 	}
+	w, err := s.addDone(ctx, tx, batchID, 1, out.Succeeded, out.Failed, now)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ChunkWrite{}, errChunkNotFound(index)
+	}
+	return w, err
+}
+
+// addDone adds chunks done and their items to a batch's counters in one
+// UPDATE … RETURNING, and finishes the batch (finishBatch) when that
+// leaves no chunk open. The caller has written the chunk rows already,
+// which keeps the chunk-then-batch lock order. sql.ErrNoRows when there
+// is no such batch.
+func (s *BatchService) addDone(ctx context.Context, tx *sql.Tx, batchID string, chunks, succeeded, failed int, now time.Time) (ChunkWrite, error) {
 	b, err := scanBatch(tx.QueryRowContext(ctx, `UPDATE batches
-		SET chunks_done = chunks_done + 1, items_succeeded = items_succeeded + $2, items_failed = items_failed + $3,
+		SET chunks_done = chunks_done + $7, items_succeeded = items_succeeded + $2, items_failed = items_failed + $3,
 			status = CASE WHEN status = $4 THEN $5 ELSE status END,
 			started_at = COALESCE(started_at, $6), updated_at = $6
 		WHERE id = $1
 		RETURNING `+batchColumns,
-		batchID, out.Succeeded, out.Failed, string(seedengine.BatchQueued), string(seedengine.BatchRunning), s.db.timeArg(now)))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ChunkWrite{}, errChunkNotFound(index)
-	}
+		batchID, succeeded, failed, string(seedengine.BatchQueued), string(seedengine.BatchRunning), s.db.timeArg(now), chunks))
 	if err != nil {
 		return ChunkWrite{}, err
 	}
@@ -477,6 +546,157 @@ func (s *BatchService) completeChunkFast(ctx context.Context, tx *sql.Tx, batchI
 	}
 	w.Finished, err = s.finishBatch(ctx, tx, b, now)
 	return w, err
+}
+
+// ChunkDone is one chunk's outcome for CompleteChunksTx.
+type ChunkDone struct {
+	BatchID string
+	Index   int
+	Out     seedengine.ChunkOutcome
+}
+
+// CompleteChunksTx records the outcomes of several chunks, none of which
+// spawns chunks, in tx, as CompleteChunkTx would one by one, in three
+// statements however many there are: one writes every chunk row still
+// open, one per batch (in id order) adds to its counters, and the
+// completion that leaves a batch with no chunk open finishes it. A
+// chunk already done or failed is left as it is and counts nothing. It
+// returns one ChunkWrite per batch whose counters changed, in batch id
+// order.
+//
+// Every chunk row is written before any batch row, and batch rows are
+// taken in id order, so two such transactions (of two processes) and a
+// single chunk's never wait for each other in a cycle.
+//
+// EINVALID for an outcome ChunkOutcome.Validate refuses or one with
+// Spawn, and for two outcomes of one chunk; ENOTFOUND when a chunk does
+// not exist. Either fails the whole call: the caller may record the
+// outcomes one by one to learn which.
+func (s *BatchService) CompleteChunksTx(ctx context.Context, tx *sql.Tx, done []ChunkDone) ([]ChunkWrite, error) {
+	type key struct {
+		batch string
+		index int
+	}
+	seen := make(map[key]bool, len(done))
+	for _, d := range done {
+		if err := d.Out.Validate(); err != nil {
+			return nil, err
+		}
+		if len(d.Out.Spawn) > 0 {
+			return nil, seedengine.Errorf(seedengine.EINVALID, "chunk %d of batch %q spawns chunks: record it alone", d.Index, d.BatchID)
+		}
+		k := key{d.BatchID, d.Index}
+		if seen[k] {
+			return nil, seedengine.Errorf(seedengine.EINVALID, "chunk %d of batch %q is recorded twice", d.Index, d.BatchID)
+		}
+		seen[k] = true
+	}
+	if len(done) == 0 {
+		return nil, nil
+	}
+	now := nowUTC()
+	rows, err := tx.QueryContext(ctx, s.completeChunksQuery(len(done)), s.completeChunksArgs(done, now)...)
+	if err != nil {
+		return nil, fmt.Errorf("complete %d batch chunks: %w", len(done), err)
+	}
+	type sums struct{ chunks, succeeded, failed int }
+	byBatch := map[string]*sums{}
+	for rows.Next() {
+		var (
+			k    key
+			succ int
+			fail int
+		)
+		if err := rows.Scan(&k.batch, &k.index, &succ, &fail); err != nil {
+			_ = rows.Close()
+			return nil, err
+		}
+		delete(seen, k)
+		t := byBatch[k.batch]
+		if t == nil {
+			t = &sums{}
+			byBatch[k.batch] = t
+		}
+		t.chunks++
+		t.succeeded += succ
+		t.failed += fail
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The chunks left were done or failed already, or do not exist.
+	for k := range seen {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM batch_chunks WHERE batch_id = $1 AND chunk_index = $2`, k.batch, k.index).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("complete batch chunk %q/%d: %w", k.batch, k.index, errChunkNotFound(k.index))
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	ids := slices.Sorted(maps.Keys(byBatch))
+	writes := make([]ChunkWrite, 0, len(ids))
+	for _, id := range ids {
+		t := byBatch[id]
+		w, err := s.addDone(ctx, tx, id, t.chunks, t.succeeded, t.failed, now)
+		if err != nil {
+			return nil, fmt.Errorf("complete chunks of batch %q: %w", id, err)
+		}
+		writes = append(writes, w)
+	}
+	return writes, nil
+}
+
+// completeChunksQuery is CompleteChunksTx's write of n chunk rows: on
+// PostgreSQL from five arrays (one statement text whatever n), on SQLite
+// from a VALUES list.
+func (s *BatchService) completeChunksQuery(n int) string {
+	var b strings.Builder
+	first, result := 5, "v.result::jsonb"
+	if s.db.engine == EnginePostgres {
+		b.WriteString(`WITH v AS (SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::integer[], $5::text[])
+			AS v(batch_id, chunk_index, succeeded, failed, result))`)
+	} else {
+		first, result = 5*n, "v.result"
+		b.WriteString(`WITH v(batch_id, chunk_index, succeeded, failed, result) AS (VALUES `)
+		s.db.valueRows(&b, n, 5, 0)
+		b.WriteString(`)`)
+	}
+	p := func(i int) string { return s.db.param(first + i) }
+	b.WriteString(` UPDATE batch_chunks
+		SET status = ` + p(1) + `, succeeded = v.succeeded, failed = v.failed, result = ` + result + `, updated_at = ` + p(2) + `
+		FROM v
+		WHERE batch_chunks.batch_id = v.batch_id AND batch_chunks.chunk_index = v.chunk_index
+			AND batch_chunks.status IN (` + p(3) + `, ` + p(4) + `)
+		RETURNING batch_chunks.batch_id, batch_chunks.chunk_index, batch_chunks.succeeded, batch_chunks.failed`)
+	return b.String()
+}
+
+// completeChunksArgs are completeChunksQuery's arguments.
+func (s *BatchService) completeChunksArgs(done []ChunkDone, now time.Time) []any {
+	tail := []any{string(seedengine.ChunkDone), s.db.timeArg(now), string(seedengine.ChunkQueued), string(seedengine.ChunkRunning)}
+	if s.db.engine == EnginePostgres {
+		var (
+			ids     = make([]string, len(done))
+			indexes = make([]int32, len(done))
+			succ    = make([]int32, len(done))
+			fail    = make([]int32, len(done))
+			results = make([]*string, len(done))
+		)
+		for i, d := range done {
+			ids[i], indexes[i], succ[i], fail[i] = d.BatchID, int32(d.Index), int32(d.Out.Succeeded), int32(d.Out.Failed)
+			if r, ok := jsonArg(d.Out.Result).(string); ok {
+				results[i] = &r
+			}
+		}
+		return append([]any{ids, indexes, succ, fail, results}, tail...)
+	}
+	args := make([]any, 0, len(done)*5+len(tail))
+	for _, d := range done {
+		args = append(args, d.BatchID, d.Index, d.Out.Succeeded, d.Out.Failed, jsonArg(d.Out.Result))
+	}
+	return append(args, tail...)
 }
 
 // finishBatch gives b, none of whose chunks is open and whose row the
@@ -804,19 +1024,33 @@ func scanBatch(row rowScanner, extra ...any) (*seedengine.Batch, error) {
 }
 
 func scanChunk(row rowScanner) (*seedengine.BatchChunk, error) {
-	var (
-		c             seedengine.BatchChunk
-		status        string
-		input, result []byte
-		updated       scanTime
-	)
-	if err := row.Scan(&c.BatchID, &c.Index, &c.Step, &c.Key, &status, &input, &c.Items, &result,
-		&c.Succeeded, &c.Failed, &c.Attempts, &c.LastError, &updated); err != nil {
+	var d chunkDest
+	if err := row.Scan(d.dest()...); err != nil {
 		return nil, err
 	}
-	c.Status = seedengine.ChunkStatus(status)
-	c.Input = input
-	c.Result = result
-	c.UpdatedAt = updated.Time
-	return &c, nil
+	return d.chunk(), nil
+}
+
+// chunkDest holds the scan destinations of chunkColumns, for a row that
+// has them after other columns (scanBatch's extra).
+type chunkDest struct {
+	c             seedengine.BatchChunk
+	status        string
+	input, result []byte
+	updated       scanTime
+}
+
+func (d *chunkDest) dest() []any {
+	c := &d.c
+	return []any{&c.BatchID, &c.Index, &c.Step, &c.Key, &d.status, &d.input, &c.Items, &d.result,
+		&c.Succeeded, &c.Failed, &c.Attempts, &c.LastError, &d.updated}
+}
+
+func (d *chunkDest) chunk() *seedengine.BatchChunk {
+	c := d.c
+	c.Status = seedengine.ChunkStatus(d.status)
+	c.Input = d.input
+	c.Result = d.result
+	c.UpdatedAt = d.updated.Time
+	return &c
 }

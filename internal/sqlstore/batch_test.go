@@ -627,6 +627,81 @@ func TestCompleteBatchChunksConcurrently(t *testing.T) {
 	})
 }
 
+func TestCompleteChunksTogether(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		enq := &finishingEnqueuer{}
+		s := newJobsStore(db)
+		s.Enqueuer = enq
+		a := createBatch(t, s, seedengine.BatchResearch, 2, 3, 4)
+		b := createBatch(t, s, seedengine.BatchResearch, 5, 6)
+		require.NoError(t, s.StartBatchChunk(ctx, a.ID, 0))
+
+		// Two of a's chunks and one of b's in one group; b's ids sort
+		// after a's (UUIDv7), and each batch gets one write.
+		writes, err := s.CompleteBatchChunks(ctx, []sqlstore.ChunkDone{
+			{BatchID: b.ID, Index: 1, Out: seedengine.ChunkOutcome{Succeeded: 5, Failed: 1, Result: json.RawMessage(`{"n":6,"keys":["b1"]}`)}},
+			{BatchID: a.ID, Index: 0, Out: seedengine.ChunkOutcome{Succeeded: 2, Result: json.RawMessage(`{"n":2,"keys":["a0"]}`)}},
+			{BatchID: a.ID, Index: 2, Out: seedengine.ChunkOutcome{Succeeded: 3, Failed: 1}},
+		})
+		require.NoError(t, err)
+		require.Len(t, writes, 2)
+		require.Equal(t, []string{a.ID, b.ID}, []string{writes[0].Batch.ID, writes[1].Batch.ID})
+		require.False(t, writes[0].Finished)
+		require.False(t, writes[1].Finished)
+
+		got := findBatch(t, s, a.ID)
+		require.Equal(t, seedengine.BatchRunning, got.Status)
+		require.Equal(t, seedengine.ChunkCounts{Total: 3, Done: 2}, got.Chunks)
+		require.Equal(t, seedengine.ItemCounts{Total: 9, Succeeded: 5, Failed: 1}, got.Items)
+		require.NotNil(t, got.StartedAt)
+		c := findChunk(t, s, a.ID, 2)
+		require.Equal(t, seedengine.ChunkDone, c.Status)
+		require.Nil(t, c.Result)
+		require.Equal(t, 3, c.Succeeded)
+		require.JSONEq(t, `{"n":6,"keys":["b1"]}`, string(findChunk(t, s, b.ID, 1).Result))
+
+		// A chunk recorded already counts nothing again; the batch whose
+		// last chunk this group records finishes, its result merged in
+		// chunk order, and its finisher is queued once.
+		writes, err = s.CompleteBatchChunks(ctx, []sqlstore.ChunkDone{
+			{BatchID: a.ID, Index: 0, Out: seedengine.ChunkOutcome{Succeeded: 2, Result: json.RawMessage(`{"n":2,"keys":["again"]}`)}},
+			{BatchID: b.ID, Index: 0, Out: seedengine.ChunkOutcome{Succeeded: 5, Result: json.RawMessage(`{"n":5,"keys":["b0"]}`)}},
+		})
+		require.NoError(t, err)
+		require.Len(t, writes, 1)
+		require.True(t, writes[0].Finished)
+		got = findBatch(t, s, b.ID)
+		require.Equal(t, seedengine.BatchCompletedWithErrors, got.Status)
+		require.Equal(t, seedengine.ItemCounts{Total: 11, Succeeded: 10, Failed: 1}, got.Items)
+		require.JSONEq(t, `{"n":11,"keys":["b0","b1"]}`, string(got.Result))
+		require.Len(t, enq.Finished(), 1)
+		require.Equal(t, b.ID, enq.Finished()[0].batchID)
+		require.Equal(t, seedengine.ChunkCounts{Total: 3, Done: 2}, findBatch(t, s, a.ID).Chunks)
+
+		// A group that cannot be written leaves every row as it was.
+		before := findBatch(t, s, a.ID)
+		_, err = s.CompleteBatchChunks(ctx, []sqlstore.ChunkDone{
+			{BatchID: a.ID, Index: 1, Out: seedengine.ChunkOutcome{Succeeded: 3}},
+			{BatchID: a.ID, Index: 7, Out: seedengine.ChunkOutcome{Succeeded: 1}},
+		})
+		requireCode(t, err, seedengine.ENOTFOUND)
+		require.Equal(t, before, findBatch(t, s, a.ID))
+		require.Equal(t, seedengine.ChunkQueued, findChunk(t, s, a.ID, 1).Status)
+		_, err = s.CompleteBatchChunks(ctx, []sqlstore.ChunkDone{
+			{BatchID: a.ID, Index: 1, Out: seedengine.ChunkOutcome{Succeeded: 3}},
+			{BatchID: a.ID, Index: 1, Out: seedengine.ChunkOutcome{Succeeded: 3}},
+		})
+		requireCode(t, err, seedengine.EINVALID)
+		_, err = s.CompleteBatchChunks(ctx, []sqlstore.ChunkDone{
+			{BatchID: a.ID, Index: 1, Out: seedengine.ChunkOutcome{Spawn: chunksOf(1)}},
+		})
+		requireCode(t, err, seedengine.EINVALID)
+		require.Equal(t, before, findBatch(t, s, a.ID))
+	})
+}
+
 // finishingEnqueuer is a fakeEnqueuer that is also a seedengine.BatchFinisher:
 // it records each call and the batch status visible in the transaction.
 type finishingEnqueuer struct {

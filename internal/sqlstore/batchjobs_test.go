@@ -101,3 +101,23 @@ func (s *jobsStore) ReopenBatchChunk(ctx context.Context, batchID string, index 
 		return nil
 	})
 }
+
+// CompleteBatchChunks records several outcomes in one transaction
+// (CompleteChunksTx) and follows each batch's write, as the queue's
+// grouped completer does on PostgreSQL.
+func (s *jobsStore) CompleteBatchChunks(ctx context.Context, done []sqlstore.ChunkDone) ([]sqlstore.ChunkWrite, error) {
+	var writes []sqlstore.ChunkWrite
+	err := s.InChunkTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if writes, err = s.CompleteChunksTx(ctx, tx, done); err != nil {
+			return err
+		}
+		for _, w := range writes {
+			if err := s.follow(ctx, tx, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return writes, err
+}
