@@ -31,7 +31,7 @@ func TestChunkCompleterGroup(t *testing.T) {
 	q, err := New(db.Writer(), string(db.Engine()), sqlstore.NewBatchService(db), Config{Logger: slog.New(slog.DiscardHandler)},
 		Batch[groupTestJob](seedengine.BatchResearch, noop))
 	require.NoError(t, err)
-	require.NotNil(t, q.completer, "PostgreSQL groups its completions")
+	require.NotNil(t, q.groups, "PostgreSQL groups its completions")
 
 	chunks := make([]*seedengine.BatchChunk, 3)
 	for i := range chunks {
@@ -54,11 +54,11 @@ func TestChunkCompleterGroup(t *testing.T) {
 	require.NoError(t, err)
 
 	pending := func(job int64, index int, succeeded int) *pendingCompletion {
-		return &pendingCompletion{ctx: ctx, jobID: job, ok: make(chan struct{}),
+		return &pendingCompletion{ctx: ctx, jobID: job,
 			done: sqlstore.ChunkDone{BatchID: b.ID, Index: index, Out: seedengine.ChunkOutcome{Succeeded: succeeded, Result: json.RawMessage(`{"n":1}`)}}}
 	}
 	group := []*pendingCompletion{pending(jobIDs[0], 0, 2), pending(jobIDs[2], 2, 1), pending(jobIDs[1], 7, 2)}
-	q.completer.write(group)
+	q.groups.writeCompletions(group)
 	require.NoError(t, group[0].err)
 	require.NoError(t, group[1].err)
 	requireCode(t, group[2].err, seedengine.ENOTFOUND)
@@ -87,7 +87,7 @@ func TestChunkCompleterGroup(t *testing.T) {
 	_, err = db.Writer().ExecContext(ctx, `UPDATE river_job SET state = 'running', finalized_at = NULL WHERE id = $1`, jobIDs[0])
 	require.NoError(t, err)
 	again := []*pendingCompletion{pending(jobIDs[0], 0, 2), pending(jobIDs[1], 1, 2)}
-	q.completer.write(again)
+	q.groups.writeCompletions(again)
 	require.NoError(t, again[0].err)
 	require.NoError(t, again[1].err)
 	got, err = q.batches.FindBatchByID(ctx, b.ID)

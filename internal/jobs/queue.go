@@ -327,9 +327,10 @@ type Queue struct {
 
 	rescue *rescuer // jobs left running by nobody (rescue.go)
 
-	// completer groups chunk completions on PostgreSQL (complete.go); nil
-	// on SQLite, where the store's group commit shares their commits.
-	completer *chunkCompleter
+	// groups groups chunk starts and completions on PostgreSQL
+	// (complete.go); nil on SQLite, where the store's group commit shares
+	// their commits.
+	groups *chunkGroups
 
 	// pageWake wakes the page queue when deferred pages come due
 	// (pagewake.go).
@@ -378,7 +379,7 @@ func New(db *sql.DB, engine string, batches *sqlstore.BatchService, cfg Config, 
 	}
 	q.rescue = &rescuer{q: q, id: newClientID(), held: map[int64]int{}, suspects: map[int64]suspectSighting{}}
 	if engine == EnginePostgres {
-		q.completer = &chunkCompleter{q: q}
+		q.groups = newChunkGroups(q)
 	}
 
 	workers := river.NewWorkers()

@@ -126,8 +126,8 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 	// Work that finished is recorded even if the job's context ends now.
 	cctx, cancel := bookkeepingContext(ctx)
 	defer cancel()
-	if q.completer != nil && len(out.Spawn) == 0 {
-		err = q.completer.complete(cctx, job.ID, sqlstore.ChunkDone{BatchID: batchID, Index: index, Out: out})
+	if q.groups != nil && len(out.Spawn) == 0 {
+		err = q.groups.complete(cctx, job.ID, sqlstore.ChunkDone{BatchID: batchID, Index: index, Out: out})
 	} else {
 		err = q.completeChunk(cctx, batchID, index, out, complete)
 	}
@@ -147,7 +147,19 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 // startChunk marks the chunk running and returns it and its batch, in one
 // transaction.
 func (q *Queue) startChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
-	b, c, err := q.batches.StartFindBatchChunk(ctx, batchID, index)
+	var (
+		b   *seedengine.Batch
+		c   *seedengine.BatchChunk
+		err error
+	)
+	if q.groups != nil {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		b, c, err = q.groups.start(batchID, index)
+	} else {
+		b, c, err = q.batches.StartFindBatchChunk(ctx, batchID, index)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("start chunk: %w", err)
 	}

@@ -298,61 +298,144 @@ func (s *BatchService) StartBatchChunk(ctx context.Context, batchID string, inde
 // reads of its own before it processes the chunk. ENOTFOUND when there is
 // no such chunk.
 func (s *BatchService) StartFindBatchChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
-	var (
-		b   *seedengine.Batch
-		c   *seedengine.BatchChunk
-		err error
-	)
 	if s.db.engine == EnginePostgres {
-		b, c, err = s.startFindPostgres(ctx, batchID, index)
-	} else {
-		b, c, err = s.startFindTx(ctx, batchID, index)
+		st, _ := s.StartFindBatchChunks(ctx, []seedengine.ChunkRef{{BatchID: batchID, Chunk: index}})
+		return st[0].Batch, st[0].Chunk, st[0].Err
 	}
+	b, c, err := s.startFindTx(ctx, batchID, index)
 	if err != nil {
 		return nil, nil, fmt.Errorf("start batch chunk %q/%d: %w", batchID, index, err)
 	}
 	return b, c, nil
 }
 
-// startFindPostgres is StartFindBatchChunk in one statement, committed on
-// its own: the chunk row is written and read with its batch's row (read,
-// not locked), so a start never waits for the batch's completions. Only
-// the batch's first start also moves it from queued to running, in a
-// second statement.
-func (s *BatchService) startFindPostgres(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
+// ChunkStart is one chunk started by StartFindBatchChunks: the chunk and
+// its batch as StartFindBatchChunk returns them, or why it could not be
+// started.
+type ChunkStart struct {
+	Batch *seedengine.Batch
+	Chunk *seedengine.BatchChunk
+	Err   error
+}
+
+// StartFindBatchChunks starts several chunks as StartFindBatchChunk does
+// each, and returns them in refs' order. On PostgreSQL they are written
+// in one statement that reads their batches without locking them, so a
+// start never waits for a batch's completions; a batch still queued
+// moves to running unless another transaction holds its row, which then
+// moves it (a completion, a failure, another start) or cancels it. On
+// SQLite each is started in a transaction of the writer, which group
+// commit shares with other chunk writes. A chunk that does not exist has
+// ENOTFOUND in its Err; an error of the whole call (the database) fails
+// every chunk and is returned.
+func (s *BatchService) StartFindBatchChunks(ctx context.Context, refs []seedengine.ChunkRef) ([]ChunkStart, error) {
+	starts := make([]ChunkStart, len(refs))
+	if s.db.engine != EnginePostgres {
+		first := make(map[seedengine.ChunkRef]int, len(refs))
+		for i, r := range refs {
+			if j, ok := first[r]; ok {
+				starts[i] = starts[j] // started once
+				continue
+			}
+			first[r] = i
+			b, c, err := s.startFindTx(ctx, r.BatchID, r.Chunk)
+			if err != nil {
+				err = fmt.Errorf("start batch chunk %q/%d: %w", r.BatchID, r.Chunk, err)
+			}
+			starts[i] = ChunkStart{Batch: b, Chunk: c, Err: err}
+		}
+		return starts, nil
+	}
+	if err := s.startFindPostgres(ctx, refs, starts); err != nil {
+		err = fmt.Errorf("start %d batch chunks: %w", len(refs), err)
+		for i := range starts {
+			starts[i] = ChunkStart{Err: err}
+		}
+		return starts, err
+	}
+	return starts, nil
+}
+
+// startFindPostgres fills starts, refs' in order.
+func (s *BatchService) startFindPostgres(ctx context.Context, refs []seedengine.ChunkRef, starts []ChunkStart) error {
 	now := nowUTC()
-	var d chunkDest
-	b, err := scanBatch(s.db.writer.QueryRowContext(ctx, `UPDATE batch_chunks c
+	ids := make([]string, len(refs))
+	indexes := make([]int32, len(refs))
+	at := make(map[seedengine.ChunkRef][]int, len(refs))
+	for i, r := range refs {
+		ids[i], indexes[i] = r.BatchID, int32(r.Chunk)
+		at[r] = append(at[r], i)
+	}
+	cols := qualified("b", batchColumns) + `, ` + qualified("c", chunkColumns)
+	scan := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rows.Close() }()
+		for rows.Next() {
+			var d chunkDest
+			b, err := scanBatch(rows, d.dest()...)
+			if err != nil {
+				return err
+			}
+			c := d.chunk()
+			for _, i := range at[seedengine.ChunkRef{BatchID: c.BatchID, Chunk: c.Index}] {
+				starts[i] = ChunkStart{Batch: b, Chunk: c}
+			}
+		}
+		return rows.Err()
+	}
+	// Two refs of one chunk (a job run twice at once) start it once.
+	err := scan(s.db.writer.QueryContext(ctx, `UPDATE batch_chunks c
 		SET status = $3, attempts = c.attempts + 1, updated_at = $4
-		FROM batches b
-		WHERE c.batch_id = $1 AND c.chunk_index = $2 AND c.status IN ($5, $3) AND b.id = c.batch_id
-		RETURNING `+qualified("b", batchColumns)+`, `+qualified("c", chunkColumns),
-		batchID, index, string(seedengine.ChunkRunning), now, string(seedengine.ChunkQueued)), d.dest()...)
-	if errors.Is(err, sql.ErrNoRows) {
-		// Finished or cancelled already, or missing.
-		b, err = scanBatch(s.db.writer.QueryRowContext(ctx, `SELECT `+qualified("b", batchColumns)+`, `+qualified("c", chunkColumns)+`
-			FROM batch_chunks c JOIN batches b ON b.id = c.batch_id
-			WHERE c.batch_id = $1 AND c.chunk_index = $2`, batchID, index), d.dest()...)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, nil, errChunkNotFound(index)
-		}
-	}
+		FROM batches b, (SELECT DISTINCT * FROM unnest($1::text[], $2::integer[])) AS v(batch_id, chunk_index)
+		WHERE c.batch_id = v.batch_id AND c.chunk_index = v.chunk_index AND c.status IN ($5, $3) AND b.id = c.batch_id
+		RETURNING `+cols,
+		ids, indexes, string(seedengine.ChunkRunning), s.db.timeArg(now), string(seedengine.ChunkQueued)))
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	if b.Status == seedengine.BatchQueued {
-		if _, err := s.db.writer.ExecContext(ctx, `UPDATE batches
-			SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
-			WHERE id = $1 AND status = $4`,
-			batchID, string(seedengine.BatchRunning), now, string(seedengine.BatchQueued)); err != nil {
-			return nil, nil, err
-		}
-		b.Status = seedengine.BatchRunning
-		if b.StartedAt == nil {
-			b.StartedAt = &now
+	var rest []string
+	var restIdx []int32
+	for i, st := range starts {
+		if st.Chunk == nil {
+			rest, restIdx = append(rest, ids[i]), append(restIdx, indexes[i])
 		}
 	}
-	return b, d.chunk(), nil
+	if len(rest) > 0 {
+		// Finished or cancelled already, or missing.
+		if err := scan(s.db.writer.QueryContext(ctx, `SELECT `+cols+`
+			FROM batch_chunks c JOIN batches b ON b.id = c.batch_id
+			JOIN unnest($1::text[], $2::integer[]) AS v(batch_id, chunk_index) ON c.batch_id = v.batch_id AND c.chunk_index = v.chunk_index`,
+			rest, restIdx)); err != nil {
+			return err
+		}
+	}
+	var queued []string
+	for i := range starts {
+		st := &starts[i]
+		if st.Chunk == nil {
+			st.Err = fmt.Errorf("start batch chunk %q/%d: %w", refs[i].BatchID, refs[i].Chunk, errChunkNotFound(refs[i].Chunk))
+			continue
+		}
+		if st.Batch.Status == seedengine.BatchQueued {
+			queued = append(queued, st.Batch.ID)
+			st.Batch.Status = seedengine.BatchRunning
+			if st.Batch.StartedAt == nil {
+				st.Batch.StartedAt = &now
+			}
+		}
+	}
+	if len(queued) == 0 {
+		return nil
+	}
+	// A batch row another transaction holds is skipped, not waited for:
+	// that one moves it from queued (or cancels it).
+	_, err = s.db.writer.ExecContext(ctx, `UPDATE batches
+		SET status = $2, started_at = COALESCE(started_at, $3), updated_at = $3
+		WHERE id IN (SELECT id FROM batches WHERE id = ANY($1::text[]) AND status = $4 FOR UPDATE SKIP LOCKED)`,
+		queued, string(seedengine.BatchRunning), s.db.timeArg(now), string(seedengine.BatchQueued))
+	return err
 }
 
 // startFindTx is StartFindBatchChunk in a transaction of the SQLite

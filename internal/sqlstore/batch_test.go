@@ -627,6 +627,49 @@ func TestCompleteBatchChunksConcurrently(t *testing.T) {
 	})
 }
 
+func TestStartChunksTogether(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s, _ := newBatchService(db)
+		a := createBatch(t, s, seedengine.BatchResearch, 2, 3)
+		b := createBatch(t, s, seedengine.BatchResearch, 4)
+		require.NoError(t, s.CompleteBatchChunk(ctx, a.ID, 1, seedengine.ChunkOutcome{Succeeded: 3}, nil))
+
+		starts, err := s.StartFindBatchChunks(ctx, []seedengine.ChunkRef{
+			{BatchID: b.ID, Chunk: 0}, {BatchID: a.ID, Chunk: 1}, {BatchID: a.ID, Chunk: 0},
+			{BatchID: a.ID, Chunk: 5}, {BatchID: a.ID, Chunk: 0},
+		})
+		require.NoError(t, err)
+		require.Len(t, starts, 5)
+		for i, want := range []struct {
+			batch  string
+			index  int
+			status seedengine.ChunkStatus
+		}{{b.ID, 0, seedengine.ChunkRunning}, {a.ID, 1, seedengine.ChunkDone}, {a.ID, 0, seedengine.ChunkRunning}, {}, {a.ID, 0, seedengine.ChunkRunning}} {
+			if want.batch == "" {
+				requireCode(t, starts[i].Err, seedengine.ENOTFOUND)
+				require.Nil(t, starts[i].Chunk)
+				continue
+			}
+			require.NoError(t, starts[i].Err, i)
+			require.Equal(t, want.batch, starts[i].Batch.ID, i)
+			require.Equal(t, want.batch, starts[i].Chunk.BatchID, i)
+			require.Equal(t, want.index, starts[i].Chunk.Index, i)
+			require.Equal(t, want.status, starts[i].Chunk.Status, i)
+			require.Equal(t, seedengine.BatchRunning, starts[i].Batch.Status, i)
+			require.NotNil(t, starts[i].Batch.StartedAt, i)
+		}
+		// A chunk asked for twice is started once.
+		require.Equal(t, 1, starts[2].Chunk.Attempts)
+		require.Equal(t, 1, findChunk(t, s, a.ID, 0).Attempts)
+		require.Equal(t, 0, findChunk(t, s, a.ID, 1).Attempts, "a finished chunk is not started again")
+		require.Equal(t, seedengine.BatchRunning, findBatch(t, s, b.ID).Status)
+		require.NotNil(t, findBatch(t, s, b.ID).StartedAt)
+		require.Equal(t, seedengine.ChunkRunning, findChunk(t, s, b.ID, 0).Status)
+	})
+}
+
 func TestCompleteChunksTogether(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
