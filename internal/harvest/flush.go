@@ -20,7 +20,8 @@ type Store interface {
 	AllocateFile(ctx context.Context, p seedengine.Partition, max int) (*seedengine.ItemFile, error)
 	UnwrittenFiles(ctx context.Context) ([]seedengine.ItemFile, error)
 	// RecordsOfFile calls fn with each record of the file, in ID order:
-	// what its lines encode.
+	// what its lines encode. A json.RawMessage is the line itself, as
+	// compact JSON that json.Encoder (HTML left unescaped) would write.
 	RecordsOfFile(ctx context.Context, f seedengine.ItemFile, fn func(any) error) error
 	MarkFileWritten(ctx context.Context, f seedengine.ItemFile, bytes int64) error
 }
@@ -150,7 +151,15 @@ func (f *Flusher) write(ctx context.Context, file seedengine.ItemFile) error {
 		bw := bufio.NewWriterSize(pw, 64<<10)
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
-		err := f.store.RecordsOfFile(ctx, file, func(v any) error { return enc.Encode(v) })
+		err := f.store.RecordsOfFile(ctx, file, func(v any) error {
+			if line, ok := v.(json.RawMessage); ok {
+				if _, err := bw.Write(line); err != nil {
+					return err
+				}
+				return bw.WriteByte('\n')
+			}
+			return enc.Encode(v)
+		})
 		if err == nil {
 			err = bw.Flush()
 		}
