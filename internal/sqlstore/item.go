@@ -2,11 +2,14 @@ package sqlstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,50 +67,53 @@ func urlKey(normalized string) []byte {
 // allows 32,766 parameters).
 const maxRowsPerStatement = 500
 
+// A read's seen keys and items are each written in one statement: on
+// PostgreSQL from arrays (unnest: a handful of parameters and one
+// statement text whatever the count), on SQLite as a VALUES list of
+// anonymous parameters, maxRowsPerStatement rows at a time.
+
 // newItems returns which of items no read listed before within the
 // window, marking them seen, and marks the others seen at now when their
 // last sighting is older than seenBump. A URL two transactions record at
 // once is new to exactly one of them (the second waits on the first's
-// key).
+// key). The keys are written in key order, so two transactions wait on
+// each other's keys in one order, never in a cycle.
 func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengine.Item, now time.Time) ([]seedengine.Item, error) {
-	keys := make([][]byte, len(items))
+	itemKeys := make([][]byte, len(items))
 	for i := range items {
-		keys[i] = urlKey(items[i].NormalizedURL)
+		itemKeys[i] = urlKey(items[i].NormalizedURL)
 	}
-	inserted := map[string]bool{}
-	for start := 0; start < len(keys); start += maxRowsPerStatement {
-		part := keys[start:min(start+maxRowsPerStatement, len(keys))]
-		var b strings.Builder
-		b.WriteString(`INSERT INTO harvest_seen (url_key, seen_at) VALUES `)
-		s.db.valueRows(&b, len(part), 2, 0)
-		args := make([]any, 0, 2*len(part))
-		seenAt := s.db.timeArg(now)
-		for _, k := range part {
-			args = append(args, k, seenAt)
-		}
-		b.WriteString(` ON CONFLICT (url_key) DO NOTHING RETURNING url_key`)
-		rows, err := tx.QueryContext(ctx, b.String(), args...)
-		if err != nil {
-			return nil, fmt.Errorf("mark items seen: %w", err)
-		}
-		for rows.Next() {
-			var k []byte
-			if err := rows.Scan(&k); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("mark items seen: %w", err)
+	keys := slices.Clone(itemKeys)
+	slices.SortFunc(keys, bytes.Compare)
+	keys = slices.CompactFunc(keys, bytes.Equal)
+	inserted := make(map[string]bool, len(keys))
+	seenAt := s.db.timeArg(now)
+	for start := 0; start < len(keys); start += s.rowsPerStatement() {
+		part := keys[start:min(start+s.rowsPerStatement(), len(keys))]
+		var q string
+		var args []any
+		if s.db.engine == EnginePostgres {
+			q = `INSERT INTO harvest_seen (url_key, seen_at) SELECT k, $2 FROM unnest($1::bytea[]) AS k
+				ON CONFLICT (url_key) DO NOTHING RETURNING url_key`
+			args = []any{part, seenAt}
+		} else {
+			var b strings.Builder
+			b.WriteString(`INSERT INTO harvest_seen (url_key, seen_at) VALUES `)
+			s.db.valueRows(&b, len(part), 2, 0)
+			b.WriteString(` ON CONFLICT (url_key) DO NOTHING RETURNING url_key`)
+			q = b.String()
+			args = make([]any, 0, 2*len(part))
+			for _, k := range part {
+				args = append(args, k, seenAt)
 			}
-			inserted[string(k)] = true
 		}
-		if err := rows.Close(); err != nil {
-			return nil, fmt.Errorf("mark items seen: %w", err)
-		}
-		if err := rows.Err(); err != nil {
+		if err := scanKeys(ctx, tx, q, args, inserted); err != nil {
 			return nil, fmt.Errorf("mark items seen: %w", err)
 		}
 	}
 	var fresh []seedengine.Item
 	var old [][]byte
-	for i, k := range keys {
+	for i, k := range itemKeys {
 		if inserted[string(k)] {
 			// A URL listed twice in one read is one item.
 			delete(inserted, string(k))
@@ -116,21 +122,62 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 			old = append(old, k)
 		}
 	}
-	for start := 0; start < len(old); start += maxRowsPerStatement {
-		part := old[start:min(start+maxRowsPerStatement, len(old))]
-		args := make([]any, 0, len(part)+2)
-		args = append(args, s.db.timeArg(now), s.db.timeArg(now.Add(-seenBump)))
-		ph := make([]string, len(part))
-		for i, k := range part {
-			ph[i] = s.db.param(i + 3)
-			args = append(args, k)
+	if len(old) == 0 {
+		return fresh, nil
+	}
+	slices.SortFunc(old, bytes.Compare)
+	old = slices.CompactFunc(old, bytes.Equal)
+	for start := 0; start < len(old); start += s.rowsPerStatement() {
+		part := old[start:min(start+s.rowsPerStatement(), len(old))]
+		args := []any{seenAt, s.db.timeArg(now.Add(-seenBump))}
+		in := `= ANY($3::bytea[])`
+		if s.db.engine == EnginePostgres {
+			args = append(args, part)
+		} else {
+			in = `IN (` + strings.Repeat(",?", len(part))[1:] + `)`
+			for _, k := range part {
+				args = append(args, k)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE harvest_seen SET seen_at = `+s.db.param(1)+` WHERE seen_at < `+s.db.param(2)+
-			` AND url_key IN (`+strings.Join(ph, ",")+`)`, args...); err != nil {
+			` AND url_key `+in, args...); err != nil {
 			return nil, fmt.Errorf("mark items seen again: %w", err)
 		}
 	}
 	return fresh, nil
+}
+
+// rowsPerStatement is how many rows one statement writes: any number
+// from arrays on PostgreSQL.
+func (s *SeedService) rowsPerStatement() int {
+	if s.db.engine == EnginePostgres {
+		return math.MaxInt32
+	}
+	return maxRowsPerStatement
+}
+
+// scanKeys runs q, which returns keys, and adds them to into.
+func scanKeys(ctx context.Context, tx *sql.Tx, q string, args []any, into map[string]bool) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k []byte
+		if err := rows.Scan(&k); err != nil {
+			return err
+		}
+		into[string(k)] = true
+	}
+	return rows.Err()
+}
+
+// itemPartitionCount is what a read adds to a partition's counts.
+type itemPartitionCount struct {
+	seedengine.Partition
+	n      int
+	oldest time.Time
 }
 
 // insertItems stores new items, setting their IDs in commit order, and
@@ -139,74 +186,138 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 	if len(items) == 0 {
 		return nil
 	}
-	if s.db.engine == EnginePostgres {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(itemsLock)); err != nil {
-			return fmt.Errorf("record items: %w", err)
-		}
-	}
-	type count struct {
-		n      int
-		oldest time.Time
-	}
-	parts := map[seedengine.Partition]*count{}
-	var order []seedengine.Partition
 	enc := newItemEncoder()
-	for start := 0; start < len(items); start += maxRowsPerStatement {
-		part := items[start:min(start+maxRowsPerStatement, len(items))]
-		var b strings.Builder
-		b.WriteString(`INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json) VALUES `)
-		s.db.valueRows(&b, len(part), 7, 0)
-		args := make([]any, 0, 7*len(part))
-		for i := range part {
-			it := &part[i]
-			p := it.Partition()
-			body, err := enc.encode(*it)
-			if err != nil {
-				return fmt.Errorf("record items: %w", err)
-			}
-			args = append(args, p.Country, p.Category, p.Date, it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt), body)
-			c := parts[p]
-			if c == nil {
-				c = &count{oldest: it.FirstSeenAt}
-				parts[p] = c
-				order = append(order, p)
-			}
-			c.n++
-		}
-		b.WriteString(` RETURNING id`)
-		rows, err := tx.QueryContext(ctx, b.String(), args...)
+	var parts []itemPartitionCount
+	cols := itemColumns{
+		country: make([]string, len(items)), category: make([]string, len(items)), day: make([]string, len(items)),
+		seed: make([]string, len(items)), domain: make([]string, len(items)), seen: make([]any, len(items)), body: make([]string, len(items)),
+	}
+	for i := range items {
+		it := &items[i]
+		p := it.Partition()
+		body, err := enc.encode(*it)
 		if err != nil {
 			return fmt.Errorf("record items: %w", err)
 		}
-		i := 0
-		for rows.Next() {
-			if i < len(part) {
-				if err := rows.Scan(&part[i].ID); err != nil {
-					rows.Close()
-					return fmt.Errorf("record items: %w", err)
-				}
-			}
-			i++
+		cols.country[i], cols.category[i], cols.day[i] = p.Country, p.Category, p.Date
+		cols.seed[i], cols.domain[i], cols.seen[i], cols.body[i] = it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt), body
+		k := slices.IndexFunc(parts, func(c itemPartitionCount) bool { return c.Partition == p })
+		if k < 0 {
+			parts = append(parts, itemPartitionCount{Partition: p, oldest: it.FirstSeenAt})
+			k = len(parts) - 1
 		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("record items: %w", err)
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("record items: %w", err)
-		}
-		if i != len(part) {
-			return fmt.Errorf("record items: %d ids for %d items", i, len(part))
+		parts[k].n++
+		if it.FirstSeenAt.Before(parts[k].oldest) {
+			parts[k].oldest = it.FirstSeenAt
 		}
 	}
-	for _, p := range order {
-		c := parts[p]
-		if _, err := tx.ExecContext(ctx, `INSERT INTO item_partitions (country, category, day, items, oldest_pending_at)
-			VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (country, category, day) DO UPDATE SET items = item_partitions.items + excluded.items,
-				oldest_pending_at = COALESCE(item_partitions.oldest_pending_at, excluded.oldest_pending_at)`,
-			p.Country, p.Category, p.Date, c.n, s.db.timeArg(c.oldest)); err != nil {
-			return fmt.Errorf("count items: %w", err)
+	// The partitions' rows are locked in one order by every transaction.
+	slices.SortFunc(parts, func(a, b itemPartitionCount) int {
+		return cmp.Or(cmp.Compare(a.Country, b.Country), cmp.Compare(a.Category, b.Category), cmp.Compare(a.Date, b.Date))
+	})
+	if s.db.engine == EnginePostgres {
+		return s.insertItemsPostgres(ctx, tx, items, cols, parts)
+	}
+	for start := 0; start < len(items); start += maxRowsPerStatement {
+		end := min(start+maxRowsPerStatement, len(items))
+		var b strings.Builder
+		b.WriteString(`INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json) VALUES `)
+		s.db.valueRows(&b, end-start, 7, 0)
+		b.WriteString(` RETURNING id`)
+		args := make([]any, 0, 7*(end-start))
+		for i := start; i < end; i++ {
+			args = append(args, cols.country[i], cols.category[i], cols.day[i], cols.seed[i], cols.domain[i], cols.seen[i], cols.body[i])
 		}
+		if err := scanItemIDs(ctx, tx, b.String(), args, items[start:end]); err != nil {
+			return fmt.Errorf("record items: %w", err)
+		}
+	}
+	var b strings.Builder
+	b.WriteString(`INSERT INTO item_partitions (country, category, day, items, oldest_pending_at) VALUES `)
+	s.db.valueRows(&b, len(parts), 5, 0)
+	b.WriteString(` ON CONFLICT (country, category, day) DO UPDATE SET items = item_partitions.items + excluded.items,
+		oldest_pending_at = COALESCE(item_partitions.oldest_pending_at, excluded.oldest_pending_at)`)
+	args := make([]any, 0, 5*len(parts))
+	for _, c := range parts {
+		args = append(args, c.Country, c.Category, c.Date, c.n, s.db.timeArg(c.oldest))
+	}
+	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("count items: %w", err)
+	}
+	return nil
+}
+
+// itemColumns are the items' columns, one slice each.
+type itemColumns struct {
+	country, category, day, seed, domain, body []string
+	seen                                       []any
+}
+
+// insertItemsPostgres takes the items lock, then writes the items and
+// their partitions' counts in one statement.
+func (s *SeedService) insertItemsPostgres(ctx context.Context, tx *sql.Tx, items []seedengine.Item, cols itemColumns, parts []itemPartitionCount) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(itemsLock)); err != nil {
+		return fmt.Errorf("record items: %w", err)
+	}
+	seen := make([]time.Time, len(items))
+	for i := range items {
+		seen[i] = cols.seen[i].(time.Time)
+	}
+	var (
+		pCountry  = make([]string, len(parts))
+		pCategory = make([]string, len(parts))
+		pDay      = make([]string, len(parts))
+		pItems    = make([]int64, len(parts))
+		pOldest   = make([]time.Time, len(parts))
+	)
+	for i, c := range parts {
+		pCountry[i], pCategory[i], pDay[i], pItems[i], pOldest[i] = c.Country, c.Category, c.Date, int64(c.n), s.db.timeArg(c.oldest).(time.Time)
+	}
+	// Rows are inserted, and take their ids, in the arrays' order.
+	err := scanItemIDs(ctx, tx, `WITH counted AS (
+			INSERT INTO item_partitions (country, category, day, items, oldest_pending_at)
+			SELECT * FROM unnest($8::text[], $9::text[], $10::text[], $11::bigint[], $12::timestamptz[])
+			ON CONFLICT (country, category, day) DO UPDATE SET items = item_partitions.items + excluded.items,
+				oldest_pending_at = COALESCE(item_partitions.oldest_pending_at, excluded.oldest_pending_at))
+		INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json)
+		SELECT country, category, day, seed_id, domain_id, first_seen_at, item_json
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[]) WITH ORDINALITY
+			AS v(country, category, day, seed_id, domain_id, first_seen_at, item_json, n)
+		ORDER BY n
+		RETURNING id`,
+		[]any{cols.country, cols.category, cols.day, cols.seed, cols.domain, seen, cols.body, pCountry, pCategory, pDay, pItems, pOldest}, items)
+	if err != nil {
+		return fmt.Errorf("record items: %w", err)
+	}
+	return nil
+}
+
+// scanItemIDs runs q, an insert of items' rows in their order that
+// returns their ids, and sets the items' IDs: ascending in the rows'
+// order, as the rows took them.
+func scanItemIDs(ctx context.Context, tx *sql.Tx, q string, args []any, items []seedengine.Item) error {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	ids := make([]int64, 0, len(items))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(ids) != len(items) {
+		return fmt.Errorf("%d ids for %d items", len(ids), len(items))
+	}
+	slices.Sort(ids)
+	for i := range items {
+		items[i].ID = ids[i]
 	}
 	return nil
 }
