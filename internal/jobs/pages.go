@@ -33,7 +33,10 @@ func (PageFetchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Que
 // PageFetcher fetches an item's page into its process's WARC spool;
 // internal/pages' Fetcher is one.
 type PageFetcher interface {
-	FetchPage(ctx context.Context, itemID int64) error
+	// FetchPage fetches the page; final says it is the job's last
+	// attempt, when a failure that may pass is recorded as the page's
+	// instead of returned for a retry.
+	FetchPage(ctx context.Context, itemID int64, final bool) error
 }
 
 // RegisterPages makes this process fetch pages with f. Call it before
@@ -126,7 +129,7 @@ func (w *pageFetchWorker) Work(ctx context.Context, job *river.Job[PageFetchArgs
 	if f == nil {
 		return fmt.Errorf("no page fetcher in this process")
 	}
-	err := f.FetchPage(ctx, job.Args.ItemID)
+	err := f.FetchPage(ctx, job.Args.ItemID, job.Attempt >= job.MaxAttempts)
 	// A page whose host's turn is far off comes back when it is near,
 	// without spending a try (pages.DeferError).
 	var later interface{ SnoozeFor() time.Duration }

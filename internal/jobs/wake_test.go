@@ -149,7 +149,7 @@ type laterError struct{ wait time.Duration }
 func (e laterError) Error() string            { return "later" }
 func (e laterError) SnoozeFor() time.Duration { return e.wait }
 
-func (f *deferOnce) FetchPage(context.Context, int64) error {
+func (f *deferOnce) FetchPage(context.Context, int64, bool) error {
 	f.ran <- time.Now()
 	if f.n.Add(1) == 1 {
 		return laterError{f.wait}

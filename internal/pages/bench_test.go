@@ -172,7 +172,7 @@ func BenchmarkPages(b *testing.B) {
 							}
 							continue
 						}
-						if err := f.FetchPage(ctx, id); err != nil {
+						if err := f.FetchPage(ctx, id, false); err != nil {
 							b.Error(err)
 						}
 					}

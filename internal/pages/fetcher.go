@@ -250,8 +250,13 @@ func takeSlot(dir string) (int, *os.File, error) {
 // marks it fetched; a page robots.txt disallows is marked skipped, one
 // that cannot be fetched failed. A page no longer queued (a job run
 // twice) is left alone. An error is worth a retry: robots.txt
-// unreachable (RFC 9309: disallow everything for now), a stop.
-func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
+// unreachable (RFC 9309: disallow everything for now), a failure that
+// may pass (a DNS or connect timeout, a reset: transient), a stop. On
+// the page's last try (final) a failure that may pass is the page's:
+// it is marked failed with its reason, robots.txt unreachable as
+// robots_unreachable, so no page stays queued with no job left to fetch
+// it.
+func (f *Fetcher) FetchPage(ctx context.Context, itemID int64, final bool) error {
 	p, err := f.store.FindPage(ctx, itemID)
 	if seedengine.ErrorCode(err) == seedengine.ENOTFOUND {
 		return nil
@@ -318,10 +323,17 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64) error {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, r.reason, f.cfg.Now())
 	}
 	if errors.Is(err, errRobotsLater) {
+		if final {
+			return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, "robots_unreachable", f.cfg.Now())
+		}
 		return err
 	}
 	if err != nil {
-		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, fetch.Reason(err), f.cfg.Now())
+		reason := fetch.Reason(err)
+		if !final && transient(reason) {
+			return fmt.Errorf("fetch page of item %d (try again later): %w", itemID, err)
+		}
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, 0, reason, f.cfg.Now())
 	}
 	if resp.Truncated {
 		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "too_large", f.cfg.Now())
@@ -433,6 +445,19 @@ func (e *refusedError) Error() string { return "host refused for good: " + e.rea
 func permanent(reason string) bool {
 	switch reason {
 	case fetch.ReasonBlocked, fetch.ReasonNXDomain, fetch.ReasonNoAddress, fetch.ReasonBadRequest:
+		return true
+	}
+	return false
+}
+
+// transient reports whether a page's fetch failed for a reason that may
+// pass (the network's, the resolver's), so that a later try may fetch
+// it: one DNS timeout must not lose an article for good.
+func transient(reason string) bool {
+	switch reason {
+	case fetch.ReasonDNSTimeout, fetch.ReasonServfail, fetch.ReasonDNSError, fetch.ReasonConnectRefused,
+		fetch.ReasonConnectTimeout, fetch.ReasonConnectReset, fetch.ReasonUnreachable, fetch.ReasonTimeout,
+		fetch.ReasonNetwork:
 		return true
 	}
 	return false

@@ -27,6 +27,7 @@ type fakeFetch struct {
 	delays  map[string]time.Duration
 	robotsS int
 	errs    map[string]error // by host: every request fails so
+	urlErrs map[string]error // by URL
 }
 
 // Book always holds a place: this fetcher has no line.
@@ -53,6 +54,9 @@ func (f *fakeFetch) Do(_ context.Context, req fetch.Request) (*fetch.Response, e
 	defer f.mu.Unlock()
 	f.asked = append(f.asked, req.URL)
 	if err, ok := f.errs[u.Hostname()]; ok {
+		return nil, err
+	}
+	if err, ok := f.urlErrs[req.URL]; ok {
 		return nil, err
 	}
 	if strings.HasSuffix(req.URL, "/robots.txt") && f.robotsS != 0 {
@@ -122,15 +126,15 @@ func TestRobotsAndCrawlDelay(t *testing.T) {
 		"https://news.example.com/private/x":  html("<p>secret</p>"),
 	}}
 	f, store := newFetcher(t, ff, "https://news.example.com/ok", "https://news.example.com/private/x")
-	require.NoError(t, f.FetchPage(t.Context(), 1))
-	require.NoError(t, f.FetchPage(t.Context(), 2))
+	require.NoError(t, f.FetchPage(t.Context(), 1, false))
+	require.NoError(t, f.FetchPage(t.Context(), 2, false))
 	require.Equal(t, seedengine.PageFetched, store.pages[1].State)
 	require.Equal(t, seedengine.PageSkipped, store.pages[2].State)
 	require.NotContains(t, ff.asked, "https://news.example.com/private/x", "a disallowed page is never requested")
 	require.Equal(t, 10*time.Second, ff.delays["news.example.com"], "Crawl-delay, capped")
 	// A page no longer queued (a job run twice) is left alone.
 	n := len(ff.asked)
-	require.NoError(t, f.FetchPage(t.Context(), 1))
+	require.NoError(t, f.FetchPage(t.Context(), 1, false))
 	require.Len(t, ff.asked, n)
 	require.NoError(t, f.Close(t.Context()))
 }
@@ -143,7 +147,7 @@ func TestRobotsUnreachableRetries(t *testing.T) {
 		"https://down.example.com/a": html("<p>a</p>"),
 	}}
 	f, store := newFetcher(t, ff, "https://down.example.com/a")
-	require.Error(t, f.FetchPage(t.Context(), 1))
+	require.Error(t, f.FetchPage(t.Context(), 1, false))
 	require.Equal(t, seedengine.PageQueued, store.pages[1].State)
 	require.NotContains(t, ff.asked, "https://down.example.com/a")
 	require.NoError(t, f.Close(t.Context()))
@@ -166,15 +170,58 @@ func TestRefusedHostsFailAtOnce(t *testing.T) {
 	f, store := newFetcher(t, ff, "https://metadata.example.com/a", "http://127.0.0.1/a", "https://gone.example.com/a",
 		"https://slow.example.com/a", "https://news.example.com:81/a")
 	for id, want := range map[int64]string{1: fetch.ReasonBlocked, 2: fetch.ReasonBlocked, 3: fetch.ReasonNXDomain, 5: fetch.ReasonPortNotAllowed} {
-		require.NoError(t, f.FetchPage(t.Context(), id), "item %d", id)
+		require.NoError(t, f.FetchPage(t.Context(), id, false), "item %d", id)
 		require.Equal(t, seedengine.PageFailed, store.pages[id].State, "item %d", id)
 		require.Equal(t, want, store.pages[id].Reason, "item %d", id)
 	}
 	// A timeout may pass: robots.txt unreachable is "try later".
-	require.Error(t, f.FetchPage(t.Context(), 4))
+	require.Error(t, f.FetchPage(t.Context(), 4, false))
 	require.Equal(t, seedengine.PageQueued, store.pages[4].State)
 	for _, u := range ff.asked {
 		require.NotContains(t, u, ":81", "nothing is asked of a port outside the policy")
 	}
+	require.NoError(t, f.Close(t.Context()))
+}
+
+// A page whose fetch fails for a reason that may pass (a DNS timeout, a
+// reset) stays queued for a later try, and only its last try records the
+// failure; robots.txt unreachable on the last try fails the page too. A
+// failure no try changes is recorded at once.
+func TestTransientFailuresTriedAgain(t *testing.T) {
+	t.Parallel()
+	ff := &fakeFetch{delays: map[string]time.Duration{}, pages: map[string]*fetch.Response{
+		"https://news.example.com/robots.txt": {Status: 200, Body: []byte("User-agent: *\nAllow: /\n")},
+	}, urlErrs: map[string]error{
+		"https://news.example.com/dns":   &fetch.Error{Reason: fetch.ReasonDNSTimeout},
+		"https://news.example.com/reset": &fetch.Error{Reason: fetch.ReasonConnectReset},
+		"https://news.example.com/loop":  &fetch.Error{Reason: fetch.ReasonTooManyRedirects},
+	}, errs: map[string]error{
+		"down.example.com": &fetch.Error{Reason: fetch.ReasonConnectTimeout},
+	}}
+	f, store := newFetcher(t, ff, "https://news.example.com/dns", "https://news.example.com/reset",
+		"https://news.example.com/loop", "https://down.example.com/a")
+	for _, id := range []int64{1, 2, 4} {
+		require.Error(t, f.FetchPage(t.Context(), id, false), "item %d", id)
+		require.Equal(t, seedengine.PageQueued, store.pages[id].State, "item %d", id)
+	}
+	require.NoError(t, f.FetchPage(t.Context(), 3, false))
+	require.Equal(t, seedengine.PageFailed, store.pages[3].State)
+	require.Equal(t, fetch.ReasonTooManyRedirects, store.pages[3].Reason)
+
+	// The next try of item 1 finds the page.
+	ff.mu.Lock()
+	delete(ff.urlErrs, "https://news.example.com/dns")
+	ff.pages["https://news.example.com/dns"] = html("<p>back</p>")
+	ff.mu.Unlock()
+	require.NoError(t, f.FetchPage(t.Context(), 1, false))
+	require.Equal(t, seedengine.PageFetched, store.pages[1].State)
+
+	// The last tries record what stood in the way.
+	require.NoError(t, f.FetchPage(t.Context(), 2, true))
+	require.Equal(t, seedengine.PageFailed, store.pages[2].State)
+	require.Equal(t, fetch.ReasonConnectReset, store.pages[2].Reason)
+	require.NoError(t, f.FetchPage(t.Context(), 4, true))
+	require.Equal(t, seedengine.PageFailed, store.pages[4].State)
+	require.Equal(t, "robots_unreachable", store.pages[4].Reason)
 	require.NoError(t, f.Close(t.Context()))
 }

@@ -109,7 +109,7 @@ func BenchmarkAgainstWget(b *testing.B) {
 		ctx := context.Background()
 		cpu0, start = benchmem.CPUTime(), time.Now()
 		for id := range slices.Values(slices.Sorted(maps.Keys(mem.pages))) {
-			require.NoError(b, f.FetchPage(ctx, id))
+			require.NoError(b, f.FetchPage(ctx, id, false))
 		}
 		require.NoError(b, f.Close(ctx))
 		ourWall, ourCPU := time.Since(start), benchmem.CPUTime()-cpu0
