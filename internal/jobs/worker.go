@@ -145,7 +145,8 @@ func (q *Queue) work(ctx context.Context, job *rivertype.JobRow, kind seedengine
 }
 
 // startChunk marks the chunk running and returns it and its batch, in one
-// transaction.
+// transaction (on PostgreSQL one statement, shared with the starts that
+// queue behind it: complete.go).
 func (q *Queue) startChunk(ctx context.Context, batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
 	var (
 		b   *seedengine.Batch
