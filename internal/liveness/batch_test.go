@@ -60,10 +60,16 @@ func (s *fakeStore) FindLivenessResults(context.Context, seedengine.LivenessFilt
 	return nil, 0, nil
 }
 
-type fakeObjects struct{ objects map[string]string }
+// fakeObjects keeps what is put, for chunks that may run at once.
+type fakeObjects struct {
+	mu      sync.Mutex
+	objects map[string]string
+}
 
 func (o *fakeObjects) Put(_ context.Context, key string, r io.Reader, _ string) (int64, error) {
 	b, err := io.ReadAll(r)
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.objects[key] = string(b)
 	return int64(len(b)), err
 }
