@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -35,7 +34,7 @@ import (
 //     outcome and its job's completion still commit together.
 //
 // A start or completion that arrives when nothing is being written is
-// written at once, on its caller's goroutine. A job no longer running
+// written at once, on its caller's goroutine (sqlstore.Grouper). A job no longer running
 // (rescued meanwhile) is left to its new run, which finds the outcome
 // recorded: a chunk is recorded only while it is open, so it counts once
 // however many runs it has.
@@ -43,92 +42,17 @@ import (
 // groupMax bounds how many starts or completions share one statement.
 const groupMax = 128
 
-// grouper runs calls in groups: the calls that arrive while a group is
-// being written make the next one.
-type grouper[T any] struct {
-	write func(group []T) // sets each call's outcome in it
-
-	mu      sync.Mutex
-	queue   []groupCall[T]
-	running bool // a group is being written
-}
-
-type groupCall[T any] struct {
-	v  T
-	ok chan struct{}
-}
-
-// do writes v in a group and returns once the group is written.
-func (g *grouper[T]) do(v T) {
-	c := groupCall[T]{v: v, ok: make(chan struct{})}
-	g.mu.Lock()
-	g.queue = append(g.queue, c)
-	if g.running {
-		g.mu.Unlock()
-		<-c.ok
-		return
-	}
-	// Nothing is being written: write c now, with whatever queued
-	// meanwhile, and leave later groups to a goroutine so that this
-	// caller does not write other callers' groups for as long as they
-	// keep coming.
-	g.running = true
-	g.mu.Unlock()
-	g.writeNext()
-	g.mu.Lock()
-	if len(g.queue) > 0 {
-		go g.drain()
-	} else {
-		g.running = false
-	}
-	g.mu.Unlock()
-	<-c.ok
-}
-
-// drain writes the queued calls until none is left.
-func (g *grouper[T]) drain() {
-	for g.writeNext() {
-	}
-}
-
-// writeNext writes the first groupMax queued calls together and reports
-// whether there were any; with none it marks the grouper idle.
-func (g *grouper[T]) writeNext() bool {
-	g.mu.Lock()
-	n := min(len(g.queue), groupMax)
-	if n == 0 {
-		g.running = false
-		g.mu.Unlock()
-		return false
-	}
-	calls := g.queue[:n:n]
-	g.queue = g.queue[n:]
-	if len(g.queue) == 0 {
-		g.queue = nil
-	}
-	g.mu.Unlock()
-	group := make([]T, n)
-	for i, c := range calls {
-		group[i] = c.v
-	}
-	g.write(group)
-	for _, c := range calls {
-		close(c.ok)
-	}
-	return true
-}
-
 // chunkGroups groups a queue's chunk starts and completions.
 type chunkGroups struct {
 	q         *Queue
-	starts    grouper[*pendingStart]
-	completes grouper[*pendingCompletion]
+	starts    sqlstore.Grouper[*pendingStart]
+	completes sqlstore.Grouper[*pendingCompletion]
 }
 
 func newChunkGroups(q *Queue) *chunkGroups {
 	g := &chunkGroups{q: q}
-	g.starts.write = g.writeStarts
-	g.completes.write = g.writeCompletions
+	g.starts = sqlstore.Grouper[*pendingStart]{Write: g.writeStarts, Max: groupMax}
+	g.completes = sqlstore.Grouper[*pendingCompletion]{Write: g.writeCompletions, Max: groupMax}
 	return g
 }
 
@@ -142,7 +66,7 @@ type pendingStart struct {
 // sqlstore.BatchService.StartFindBatchChunk does.
 func (g *chunkGroups) start(batchID string, index int) (*seedengine.Batch, *seedengine.BatchChunk, error) {
 	p := &pendingStart{ref: seedengine.ChunkRef{BatchID: batchID, Chunk: index}}
-	g.starts.do(p)
+	g.starts.Do(p)
 	return p.start.Batch, p.start.Chunk, p.start.Err
 }
 
@@ -177,7 +101,7 @@ type pendingCompletion struct {
 // does not roll back the others' outcomes.
 func (g *chunkGroups) complete(ctx context.Context, jobID int64, d sqlstore.ChunkDone) error {
 	p := &pendingCompletion{ctx: ctx, jobID: jobID, done: d}
-	g.completes.do(p)
+	g.completes.Do(p)
 	return p.err
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"sync"
 )
 
 // On SQLite every commit waits for an fsync of the WAL (synchronous=FULL),
@@ -22,28 +21,28 @@ import (
 // commit never holds the writer for long.
 const groupCommitMax = 64
 
-// groupCommitter runs write transactions on a SQLite writer pool, batching
-// those that queue up.
+// groupCommitter runs write transactions on a SQLite writer pool,
+// batching those that queue up.
 type groupCommitter struct {
-	db *sql.DB
-
-	mu      sync.Mutex
-	queue   []*groupWrite
-	running bool // a goroutine is draining queue
+	db    *sql.DB
+	calls Grouper[*groupWrite]
 
 	txs int // transactions begun, read by tests once their writes are done
 }
 
 // groupWrite is one caller's transaction.
 type groupWrite struct {
-	ctx  context.Context
-	fn   func(ctx context.Context, tx *sql.Tx) error
-	err  error
-	pan  any // a panic of fn, raised again in the caller
-	done chan struct{}
+	ctx context.Context
+	fn  func(ctx context.Context, tx *sql.Tx) error
+	err error
+	pan any // a panic of fn, raised again in the caller
 }
 
-func newGroupCommitter(db *sql.DB) *groupCommitter { return &groupCommitter{db: db} }
+func newGroupCommitter(db *sql.DB) *groupCommitter {
+	g := &groupCommitter{db: db}
+	g.calls = Grouper[*groupWrite]{Write: g.run, Max: groupCommitMax}
+	return g
+}
 
 // inTx runs fn in a transaction on the writer, possibly shared with other
 // callers' fns, each in its own savepoint, and returns once that
@@ -52,62 +51,16 @@ func newGroupCommitter(db *sql.DB) *groupCommitter { return &groupCommitter{db: 
 // context it is given, which is ctx without its cancellation: cancelling a
 // statement makes SQLite roll back the whole transaction, the other
 // callers' writes included. A ctx done before fn starts fails the call
-// without running fn. A panic in fn is raised again here.
+// without running fn. A panic in fn is raised again here. The caller
+// waits for the outcome even if ctx ends meanwhile: once fn has run, it
+// must learn whether it committed.
 func (g *groupCommitter) inTx(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
-	w := &groupWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
-	g.mu.Lock()
-	g.queue = append(g.queue, w)
-	if g.running {
-		g.mu.Unlock()
-		// Wait for the outcome even if ctx ends meanwhile: once fn has
-		// run, the caller must learn whether it committed.
-		<-w.done
-	} else {
-		// Nothing was queued or running, so w heads the queue: commit it
-		// here, with whatever queued since, and leave the writes that
-		// queue meanwhile to a goroutine.
-		g.running = true
-		g.mu.Unlock()
-		g.runNext()
-		g.mu.Lock()
-		if len(g.queue) > 0 {
-			go g.drain()
-		} else {
-			g.running = false
-		}
-		g.mu.Unlock()
-	}
+	w := &groupWrite{ctx: ctx, fn: fn}
+	g.calls.Do(w)
 	if w.pan != nil {
 		panic(w.pan)
 	}
 	return w.err
-}
-
-// drain runs the queued writes until none is left.
-func (g *groupCommitter) drain() {
-	for g.runNext() {
-	}
-}
-
-// runNext commits the first groupCommitMax queued writes together and
-// reports whether there were any; when there were none it marks the
-// committer idle.
-func (g *groupCommitter) runNext() bool {
-	g.mu.Lock()
-	n := min(len(g.queue), groupCommitMax)
-	if n == 0 {
-		g.running = false
-		g.mu.Unlock()
-		return false
-	}
-	group := g.queue[:n:n]
-	g.queue = g.queue[n:]
-	if len(g.queue) == 0 {
-		g.queue = nil
-	}
-	g.mu.Unlock()
-	g.run(group)
-	return true
 }
 
 // run commits group in one transaction.
@@ -116,7 +69,6 @@ func (g *groupCommitter) run(group []*groupWrite) {
 	for _, w := range group {
 		if err := w.ctx.Err(); err != nil {
 			w.err = err
-			close(w.done)
 			continue
 		}
 		live = append(live, w)
@@ -129,7 +81,6 @@ func (g *groupCommitter) run(group []*groupWrite) {
 			if w.err == nil && w.pan == nil {
 				w.err = err
 			}
-			close(w.done)
 		}
 	}
 

@@ -50,11 +50,7 @@ func blockGroup(t *testing.T, g *groupCommitter, n int, queue func()) (release f
 	}()
 	<-started
 	queue()
-	require.Eventually(t, func() bool {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		return len(g.queue) == n
-	}, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return g.calls.queued() == n }, 5*time.Second, time.Millisecond)
 	return func() {
 		close(unblock)
 		require.NoError(t, <-done)
@@ -140,7 +136,7 @@ func TestGroupCommitLostTransaction(t *testing.T) {
 		errs := make([]error, 3)
 		release := blockGroup(t, g, 3, func() {
 			wg.Go(func() { errs[0] = g.inTx(t.Context(), insertRow(10)) })
-			require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.queue) == 1 }, 5*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { return g.calls.queued() == 1 }, 5*time.Second, time.Millisecond)
 			wg.Go(func() {
 				errs[1] = g.inTx(t.Context(), func(ctx context.Context, tx *sql.Tx) error {
 					if _, err := tx.ExecContext(ctx, `ROLLBACK`); err != nil {
@@ -152,7 +148,7 @@ func TestGroupCommitLostTransaction(t *testing.T) {
 					return nil
 				})
 			})
-			require.Eventually(t, func() bool { g.mu.Lock(); defer g.mu.Unlock(); return len(g.queue) == 2 }, 5*time.Second, time.Millisecond)
+			require.Eventually(t, func() bool { return g.calls.queued() == 2 }, 5*time.Second, time.Millisecond)
 			wg.Go(func() { errs[2] = g.inTx(t.Context(), insertRow(11)) })
 		})
 		release()
