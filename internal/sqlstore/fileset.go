@@ -12,13 +12,13 @@ import (
 )
 
 // fileSet is one kind of record written to immutable files per partition
-// (items, articles): a table of rows, each with its partition, a time, a
-// JSON body and the file it went to; a table of counts per partition; a
-// table of the files. A file's rows are fixed in SQL first (allocate),
+// (items, articles): a table of rows, each with its partition, a time and
+// a JSON body; a table of counts per partition; a table of the files,
+// each a range of the rows' ids. A file's rows are fixed in SQL first (allocate),
 // then the object is written, then marked written.
 type fileSet struct {
 	db         *DB
-	rows       string // the records: id, country, category, day, file, and the columns below
+	rows       string // the records: id, country, category, day, and the columns below
 	partitions string // counts per partition: {count}, filed, files, bytes, oldest_pending_at
 	files      string // the files: {count}, bytes, first_id, last_id, created_at, written_at
 	count      string // the column counting records in partitions and files
@@ -111,6 +111,14 @@ func (s fileSet) pending(ctx context.Context, olderThan time.Time, full, limit i
 // no file yet, the oldest first, become file n (the next number), in one
 // transaction with the file's row. nil when the partition has no such
 // rows.
+//
+// A file is a range of ids: its partition's rows from first_id to
+// last_id. Rows commit in id order (SQLite's one writer; on PostgreSQL
+// the items and articles locks, held to the commit), so the rows of a
+// partition in no file are those above its last file's last_id, and none
+// can appear below it later. The file's row is all that fixes it: the
+// rows themselves are not written again (rows.file stays NULL; rows
+// filed before kept theirs).
 func (s fileSet) allocate(ctx context.Context, p seedengine.Partition, max int) (*seedengine.ItemFile, error) {
 	var out *seedengine.ItemFile
 	err := s.db.inTx(ctx, func(tx *sql.Tx) error {
@@ -123,28 +131,21 @@ func (s fileSet) allocate(ctx context.Context, p seedengine.Partition, max int) 
 		if err != nil {
 			return err
 		}
+		var file int
+		var after int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(file), 0) + 1, COALESCE(MAX(last_id), 0) FROM `+s.files+`
+			WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date).Scan(&file, &after); err != nil {
+			return err
+		}
 		var first, last sql.NullInt64
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT MIN(id), MAX(id), COUNT(*) FROM (SELECT id FROM `+s.rows+`
-			WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL ORDER BY id LIMIT `+strconv.Itoa(max)+`) AS next`,
-			p.Country, p.Category, p.Date).Scan(&first, &last, &n); err != nil {
+			WHERE country = $1 AND category = $2 AND day = $3 AND id > $4 ORDER BY id LIMIT `+strconv.Itoa(max)+`) AS next`,
+			p.Country, p.Category, p.Date, after).Scan(&first, &last, &n); err != nil {
 			return err
 		}
 		if n == 0 {
 			return nil
-		}
-		var file int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(file), 0) + 1 FROM `+s.files+` WHERE country = $1 AND category = $2 AND day = $3`,
-			p.Country, p.Category, p.Date).Scan(&file); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE `+s.rows+` SET file = $4 WHERE country = $1 AND category = $2 AND day = $3
-			AND file IS NULL AND id BETWEEN $5 AND $6`, p.Country, p.Category, p.Date, file, first.Int64, last.Int64)
-		if err != nil {
-			return err
-		}
-		if got, _ := res.RowsAffected(); got != int64(n) {
-			return fmt.Errorf("%d rows changed for a file of %d", got, n)
 		}
 		now := nowUTC()
 		if _, err := tx.ExecContext(ctx, `INSERT INTO `+s.files+` (country, category, day, file, `+s.count+`, first_id, last_id, created_at)
@@ -152,8 +153,8 @@ func (s fileSet) allocate(ctx context.Context, p seedengine.Partition, max int) 
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+s.partitions+` SET filed = filed + $4, files = files + 1,
-			oldest_pending_at = (SELECT MIN(`+s.at+`) FROM `+s.rows+` WHERE country = $1 AND category = $2 AND day = $3 AND file IS NULL)
-			WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date, n); err != nil {
+			oldest_pending_at = (SELECT MIN(`+s.at+`) FROM `+s.rows+` WHERE country = $1 AND category = $2 AND day = $3 AND id > $5)
+			WHERE country = $1 AND category = $2 AND day = $3`, p.Country, p.Category, p.Date, n, last.Int64); err != nil {
 			return err
 		}
 		f := seedengine.ItemFile{Partition: p, File: file, Name: fmt.Sprintf(s.name, file), Items: n, FirstID: first.Int64, LastID: last.Int64}
@@ -171,11 +172,11 @@ func (s fileSet) allocate(ctx context.Context, p seedengine.Partition, max int) 
 func (s fileSet) eachOfFile(ctx context.Context, f seedengine.ItemFile, fn func(id int64, body string) error) error {
 	after := f.FirstID - 1
 	for {
-		// The file's ids lie between its first and last: a range of the
-		// primary key, other partitions' rows filtered out.
-		rows, err := s.db.reader.QueryContext(ctx, `SELECT id, `+s.body+` FROM `+s.rows+` WHERE id > $5 AND id <= $6
-			AND country = $1 AND category = $2 AND day = $3 AND file = $4 ORDER BY id LIMIT 1000`,
-			f.Country, f.Category, f.Date, f.File, after, f.LastID)
+		// The file is its partition's rows from its first id to its last
+		// (allocate).
+		rows, err := s.db.reader.QueryContext(ctx, `SELECT id, `+s.body+` FROM `+s.rows+`
+			WHERE country = $1 AND category = $2 AND day = $3 AND id > $4 AND id <= $5 ORDER BY id LIMIT 1000`,
+			f.Country, f.Category, f.Date, after, f.LastID)
 		if err != nil {
 			return fmt.Errorf("read %s of a file: %w", s.rows, err)
 		}
