@@ -80,6 +80,9 @@ func (s *DomainService) RegisterDomains(ctx context.Context, p seedengine.Partit
 	seenArg := s.db.timeArg(seen)
 
 	err = s.db.inTx(ctx, func(tx *sql.Tx) error {
+		if s.db.engine == EnginePostgres {
+			return s.registerArrays(ctx, tx, p, seenArg, sightings)
+		}
 		var batch batchStmts
 		defer batch.close()
 		linked := make(map[string]bool, len(sightings))
@@ -99,6 +102,112 @@ func (s *DomainService) RegisterDomains(ctx context.Context, p seedengine.Partit
 		return fmt.Errorf("register %d domains in %s: %w", len(sightings), partitionString(p), err)
 	}
 	return nil
+}
+
+// registerArrays is RegisterDomains on PostgreSQL, in three statements
+// whatever the number of sightings, each taking its rows from arrays (a
+// handful of parameters instead of seven a row):
+//
+//   - The links, as on SQLite: the rows inserted tell which are new.
+//   - Of the domains that were linked already, a read (no lock) finds
+//     those the sighting would not change: seen at no new time, with no
+//     new rule. Those are left out. INSERT … ON CONFLICT DO UPDATE locks
+//     every row it conflicts with, even where its WHERE clause then
+//     writes nothing, and on PostgreSQL a row lock writes the row and
+//     WAL; a known domain seen again at the same time (a retried chunk, a
+//     batch's chunks sharing its time) now costs an index probe. A
+//     concurrent registration may change such a row meanwhile; then this
+//     one is ordered before it, which it could have been.
+//   - The rest are upserted in one statement, in domain_id order, as on
+//     SQLite, so concurrent registrations still lock rows in one order.
+func (s *DomainService) registerArrays(ctx context.Context, tx *sql.Tx, p seedengine.Partition, seen any, sightings []seedengine.DomainSighting) error {
+	ids := make([]string, len(sightings))
+	for i, d := range sightings {
+		ids[i] = d.ID
+	}
+	linked, err := stringSet(ctx, tx, `INSERT INTO domain_partitions (first_seen, country, category, date, domain_id)
+		SELECT $1, $2, $3, $4, id FROM unnest($5::text[]) AS id ORDER BY id
+		ON CONFLICT DO NOTHING RETURNING domain_id`, seen, p.Country, p.Category, p.Date, ids)
+	if err != nil {
+		return fmt.Errorf("link domains: %w", err)
+	}
+	var known domainArrays
+	for _, d := range sightings {
+		if !linked[d.ID] {
+			known.add(d)
+		}
+	}
+	var same map[string]bool
+	if len(known.ids) > 0 {
+		same, err = stringSet(ctx, tx, `SELECT d.domain_id
+			FROM unnest($2::text[], $3::text[], $4::text[]) AS s(id, rule, st) JOIN domains d ON d.domain_id = s.id
+			WHERE d.last_seen >= $1 AND d.first_seen <= $1
+				AND (s.rule = '' OR s.rule = d.authority_rule)
+				AND (s.st = '' OR s.st = d.source_type)`,
+			seen, known.ids, known.rule, known.sourceType)
+		if err != nil {
+			return fmt.Errorf("find unchanged domains: %w", err)
+		}
+	}
+	var write domainArrays
+	var added []int32
+	for _, d := range sightings {
+		switch {
+		case linked[d.ID]:
+			added = append(added, 1)
+		case same[d.ID]:
+			continue
+		default:
+			added = append(added, 0)
+		}
+		write.add(d)
+	}
+	if len(write.ids) == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO domains (first_seen, last_seen, domain_id, registrable_domain, authority,
+		authority_rule, source_type, country, partition_count)
+		SELECT $1::timestamptz, $1::timestamptz, id, reg, auth, rule, st, country, added
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::integer[])
+			AS s(id, reg, auth, rule, st, country, added)
+		ORDER BY id`+domainConflict,
+		seen, write.ids, write.registrable, write.authority, write.rule, write.sourceType, write.country, added); err != nil {
+		return fmt.Errorf("upsert domains: %w", err)
+	}
+	return nil
+}
+
+// stringSet runs a query of one text column and returns its values as a
+// set.
+func stringSet(ctx context.Context, tx *sql.Tx, query string, args ...any) (map[string]bool, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = rows.Close() }()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// domainArrays holds sightings column by column, for unnest.
+type domainArrays struct {
+	ids, registrable, authority, rule, sourceType, country []string
+}
+
+func (a *domainArrays) add(d seedengine.DomainSighting) {
+	a.ids = append(a.ids, d.ID)
+	a.registrable = append(a.registrable, d.RegistrableDomain)
+	a.authority = append(a.authority, string(d.Authority))
+	a.rule = append(a.rule, d.AuthorityRule)
+	a.sourceType = append(a.sourceType, d.Authority.SourceType())
+	a.country = append(a.country, d.Country)
 }
 
 // linkPartition inserts the domain_partitions rows of part and adds the
@@ -227,7 +336,13 @@ func buildDomainUpsert(e Engine, n int) string {
 		ph.next(&b, 7)
 		b.WriteByte(')')
 	}
-	b.WriteString(`
+	b.WriteString(domainConflict)
+	return b.String()
+}
+
+// domainConflict is the conflict clause of both engines' domain upserts:
+// partition_count in the proposed row is the partitions to add.
+const domainConflict = `
 	ON CONFLICT (domain_id) DO UPDATE SET
 		authority_rule = COALESCE(NULLIF(excluded.authority_rule, ''), domains.authority_rule),
 		source_type = COALESCE(NULLIF(excluded.source_type, ''), domains.source_type),
@@ -238,9 +353,7 @@ func buildDomainUpsert(e Engine, n int) string {
 		OR excluded.last_seen > domains.last_seen
 		OR excluded.first_seen < domains.first_seen
 		OR (excluded.authority_rule <> '' AND excluded.authority_rule <> domains.authority_rule)
-		OR (excluded.source_type <> '' AND excluded.source_type <> domains.source_type)`)
-	return b.String()
-}
+		OR (excluded.source_type <> '' AND excluded.source_type <> domains.source_type)`
 
 // buildDomainPartitionInsert links n domains to a partition: $1 is the
 // time, $2–$4 the partition, then one domain_id a row. RETURNING yields

@@ -390,6 +390,43 @@ func TestFindDomains(t *testing.T) {
 
 // A sighting without a rule (a stored record that carries only its
 // domain_id) keeps the registered rule; a new rule replaces it.
+// A domain seen again in a partition it has, at no new time and with
+// nothing new, is not written: on PostgreSQL its row keeps its version
+// (xmin) and no transaction has locked it (xmax).
+func TestRegisterDomainsSeenAgainWritesNothing(t *testing.T) {
+	t.Parallel()
+	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
+		ctx := t.Context()
+		s := sqlstore.NewDomainService(db)
+		mom := sighting(seedengine.AuthorityGov, "sg", "mom.gov.sg", "suffix:gov.sg")
+		who := sighting(seedengine.AuthorityNGO, "intl", "who.int", "suffix:int")
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews1, at(10, 0), []seedengine.DomainSighting{mom, who}))
+		version := func(id string) string {
+			if db.Engine() != sqlstore.EnginePostgres {
+				return ""
+			}
+			var v string
+			require.NoError(t, db.Reader().QueryRowContext(ctx, `SELECT xmin::text || '/' || xmax::text FROM domains WHERE domain_id = $1`, id).Scan(&v))
+			return v
+		}
+		before := version(mom.ID)
+		// mom again as it was, and again with no rule; who with a new rule,
+		// which is written.
+		who.AuthorityRule = "suffix:int (v2)"
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews1, at(10, 0), []seedengine.DomainSighting{mom, who}))
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews1, at(10, 0), []seedengine.DomainSighting{{ID: mom.ID}}))
+		require.Equal(t, before, version(mom.ID))
+		require.Equal(t, "suffix:int (v2)", findDomain(t, s, who.ID).AuthorityRule)
+		require.Equal(t, "suffix:gov.sg", findDomain(t, s, mom.ID).AuthorityRule)
+
+		require.NoError(t, s.RegisterDomains(ctx, pSGNews1, at(9, 30), []seedengine.DomainSighting{{ID: mom.ID}}))
+		got := findDomain(t, s, mom.ID)
+		require.Equal(t, at(9, 30), got.FirstSeen, "an older sighting still moves first_seen back")
+		require.Equal(t, at(10, 0), got.LastSeen)
+		require.Equal(t, 1, got.PartitionCount)
+	})
+}
+
 func TestRegisterDomainsKeepsRuleWhenEmpty(t *testing.T) {
 	t.Parallel()
 	sqlstoretest.Engines(t, func(t *testing.T, db *sqlstore.DB) {
