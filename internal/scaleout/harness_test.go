@@ -402,7 +402,7 @@ func latestPGVersion() (string, error) {
 // createPGCluster creates and starts a cluster on a free loopback port
 // with trust auth for local and loopback connections. durable keeps
 // fsync on, as a production server has it (the tests turn it off).
-func createPGCluster(maxConnections int, durable bool) (*pgCluster, error) {
+func createPGCluster(maxConnections int, durable bool, options ...string) (*pgCluster, error) {
 	ver, err := latestPGVersion()
 	if err != nil {
 		return nil, err
@@ -419,6 +419,9 @@ func createPGCluster(maxConnections int, durable bool) (*pgCluster, error) {
 	args := []string{c.version, c.name, "-p", strconv.Itoa(c.port), "--start-conf", "manual", "-o", "max_connections=" + strconv.Itoa(maxConnections)}
 	if !durable {
 		args = append(args, "-o", "fsync=off")
+	}
+	for _, o := range options {
+		args = append(args, "-o", o)
 	}
 	args = append(args, "--", "--auth-host=trust", "--auth-local=trust")
 	out, err := exec.Command("pg_createcluster", args...).CombinedOutput()

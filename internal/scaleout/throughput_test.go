@@ -1,6 +1,7 @@
 package scaleout_test
 
 import (
+	"database/sql"
 	"fmt"
 	"maps"
 	"net/http"
@@ -40,7 +41,8 @@ import (
 // _WORKERS (1,2,4), _RUNS (3), _URLS (1000000), _DOMAINS (100000),
 // _CHUNK (research chunkSize, 100), _FLAGS (more flags for every
 // process, space-separated, e.g. "--workers 10"), _PARTITIONS (research: "batch", one
-// partition per batch, or "one").
+// partition per batch, or "one"), _PGSTATS (1: load pg_stat_statements
+// and log each run's 15 statements of most server time).
 func TestThroughput(t *testing.T) {
 	if os.Getenv("SEEDENGINE_SCALEOUT_BENCH") != "1" {
 		t.Skip("set SEEDENGINE_SCALEOUT_BENCH=1 to measure throughput (takes many minutes)")
@@ -65,7 +67,12 @@ func TestThroughput(t *testing.T) {
 	if why := canCreateCluster(); why != "" {
 		t.Skipf("the throughput runs need a PostgreSQL cluster of their own: %s", why)
 	}
-	pg, err := createPGCluster(500, true)
+	var pgOptions []string
+	pgStats := os.Getenv("SEEDENGINE_SCALEOUT_BENCH_PGSTATS") == "1"
+	if pgStats {
+		pgOptions = append(pgOptions, "shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all")
+	}
+	pg, err := createPGCluster(500, true, pgOptions...)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = pg.drop() })
 
@@ -84,7 +91,11 @@ func TestThroughput(t *testing.T) {
 		for _, n := range workerCounts {
 			for run := 1; run <= runs; run++ {
 				t.Run(fmt.Sprintf("%s/workers=%d/run=%d", kind, n, run), func(t *testing.T) {
-					cfg := clusterConfig{workers: n, pgURL: pg.createDatabase(t), serveExtra: serveExtra, sites: 10, fullPriority: true, extra: extraFlags}
+					pgURL := pg.createDatabase(t)
+					if pgStats {
+						resetStatements(t, pgURL)
+					}
+					cfg := clusterConfig{workers: n, pgURL: pgURL, serveExtra: serveExtra, sites: 10, fullPriority: true, extra: extraFlags}
 					if kind == "liveness" {
 						cfg.sites, cfg.mix, cfg.polite = domains, "dead=0.1,slow=0.05,blocked=0.05", true
 					}
@@ -135,6 +146,9 @@ func TestThroughput(t *testing.T) {
 						kind, n, items, wall.Round(100*time.Millisecond), posted.Round(100*time.Millisecond), float64(items)/wall.Seconds(),
 						100*busyBetween(busy0, busy1), load0, loadAverage(), strings.Join(cpu, ", "), strings.Join(rss, ", "))
 					results = append(results, result{kind, n, wall, items})
+					if pgStats {
+						logStatements(t, pgURL, 15)
+					}
 				})
 			}
 		}
@@ -350,4 +364,43 @@ func busyBetween(a, b [2]float64) float64 {
 		return 0
 	}
 	return (b[0] - a[0]) / (b[1] - a[1])
+}
+
+// resetStatements creates pg_stat_statements in the database at url and
+// empties it.
+func resetStatements(t *testing.T, url string) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	_, err = db.Exec(`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`)
+	require.NoError(t, err)
+	_, err = db.Exec(`SELECT pg_stat_statements_reset()`)
+	require.NoError(t, err)
+}
+
+// logStatements logs the n statements of the database at url that took
+// the most server time since resetStatements.
+func logStatements(t *testing.T, url string, n int) {
+	t.Helper()
+	db, err := sql.Open("pgx", url)
+	require.NoError(t, err)
+	defer func() { _ = db.Close() }()
+	rows, err := db.Query(`SELECT calls, rows, total_exec_time, total_plan_time, left(regexp_replace(query, '\s+', ' ', 'g'), 160)
+		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+		ORDER BY total_exec_time + total_plan_time DESC LIMIT $1`, n)
+	require.NoError(t, err)
+	defer func() { _ = rows.Close() }()
+	var total float64
+	require.NoError(t, db.QueryRow(`SELECT COALESCE(sum(total_exec_time + total_plan_time), 0) FROM pg_stat_statements
+		WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&total))
+	t.Logf("pg_stat_statements: %.1f s of server time in all; the most:", total/1000)
+	for rows.Next() {
+		var calls, nrows int64
+		var exec, plan float64
+		var q string
+		require.NoError(t, rows.Scan(&calls, &nrows, &exec, &plan, &q))
+		t.Logf("  %7.1f s exec %5.1f s plan  %8d calls %9d rows  %s", exec/1000, plan/1000, calls, nrows, q)
+	}
+	require.NoError(t, rows.Err())
 }
