@@ -1,6 +1,9 @@
 package seedengine
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ResearchInput is what research found for one partition: plain URLs, or
 // records that carry a raw_url and optional hints (discovery_method,
@@ -15,6 +18,12 @@ type ResearchInput struct {
 	// non-empty Origin (a retried batch chunk, "batch:{id}:{chunk}") returns
 	// the chunk the first call wrote instead of writing another.
 	Origin string
+	// DiscoveredAt is when the records were found: the chunk's
+	// meta.discovered_at and the time its domains are seen. Zero means
+	// now. A research batch's chunks all take the time the batch was
+	// accepted, so a retried chunk writes the same meta, and a domain that
+	// several chunks of a batch name is seen once, not once a chunk.
+	DiscoveredAt time.Time
 }
 
 // URLFailure is one input URL that was not accepted, with why.

@@ -104,6 +104,7 @@ func ChunkProcessor(svc seedengine.ResearchService) func(context.Context, *seede
 			Queries:         params.Queries,
 			URLs:            urls,
 			Origin:          Origin(b.ID, c.Index),
+			DiscoveredAt:    b.CreatedAt,
 		})
 		if err != nil {
 			return seedengine.ChunkOutcome{}, err

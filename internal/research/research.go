@@ -192,7 +192,10 @@ func (s *Service) Research(ctx context.Context, in seedengine.ResearchInput) (*s
 		return res, nil
 	}
 
-	now := s.now()
+	now := in.DiscoveredAt.UTC()
+	if in.DiscoveredAt.IsZero() {
+		now = s.now()
+	}
 	ds := &seedengine.Dataset{
 		Meta: seedengine.DatasetMeta{
 			Country:         strings.ToUpper(p.Country),

@@ -157,6 +157,28 @@ func TestChunkProcessorIndexesRejectionsInTheBatch(t *testing.T) {
 	require.Equal(t, seedengine.EINVALID, seedengine.ErrorCode(err))
 }
 
+// A batch's chunks are discovered when the batch was accepted: the
+// domains they name are seen then, however late a chunk runs.
+func TestChunkProcessorSeesAtTheBatchTime(t *testing.T) {
+	t.Parallel()
+	svc, domains := setup(t)
+	process := research.ChunkProcessor(svc)
+	params, _ := json.Marshal(seedengine.ResearchBatchParams{Date: p.Date})
+	accepted := time.Date(2026, 1, 28, 9, 30, 0, 0, time.UTC)
+	b := &seedengine.Batch{ID: "0190b3d2-0000-7000-8000-000000000002", Kind: seedengine.BatchResearch, Country: "sg", Category: "news",
+		ChunkSize: 1, Params: params, CreatedAt: accepted}
+	for i, u := range []string{"https://www.mom.gov.sg/a", "https://www.mom.gov.sg/b"} {
+		input, _ := json.Marshal([]string{u})
+		_, err := process(t.Context(), b, &seedengine.BatchChunk{BatchID: b.ID, Index: i, Input: input, Items: 1})
+		require.NoError(t, err)
+	}
+	d, err := domains.FindDomainByID(t.Context(), "gov:sg:mom.gov.sg")
+	require.NoError(t, err)
+	require.Equal(t, accepted, d.FirstSeen.UTC())
+	require.Equal(t, accepted, d.LastSeen.UTC())
+	require.Equal(t, 1, d.PartitionCount)
+}
+
 func TestRegisterChunk(t *testing.T) {
 	t.Parallel()
 	svc, domains := setup(t)
