@@ -52,6 +52,11 @@ type Request struct {
 	// its Retry-After and retrying, for callers to whom the status itself
 	// is the answer (a liveness probe). The host is still pushed back.
 	NoRetryAfterWait bool
+	// NoKeepAlive closes each connection once its exchange is over
+	// instead of keeping it for the host's next request, for callers
+	// that ask a host once (a liveness probe): a batch's idle
+	// connections would only hold memory, here and on the servers.
+	NoKeepAlive bool
 	// MaxRedirects, when above zero, lowers the client's redirect limit
 	// for this fetch (robots.txt follows at most 5, RFC 9309).
 	MaxRedirects int
@@ -173,6 +178,13 @@ func New(cfg Config) (*Client, error) {
 			RootCAs:    roots,
 			MinVersion: tls.VersionTLS12,
 			NextProtos: []string{"http/1.1"},
+			// Classical key exchange only: Go's default leads with the
+			// hybrid X25519MLKEM768, whose ML-KEM key generation and
+			// decapsulation were a fifth of a liveness batch's CPU
+			// (issue 38). What we fetch is public, so post-quantum
+			// secrecy of the traffic buys nothing; every server speaks
+			// X25519 or the NIST curves.
+			CurvePreferences: []tls.CurveID{tls.X25519, tls.CurveP256, tls.CurveP384},
 		},
 		resolver: net.DefaultResolver,
 	}
@@ -466,7 +478,7 @@ func (c *Client) start(ctx context.Context, req Request) (*Response, *open, int6
 	startHost := u.Hostname()
 	seen := map[string]struct{}{u.String(): {}}
 	for {
-		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, req.Capture, req.Admit, &resp.Duration)
+		o, err := c.exchange(ctx, method, u, header, !req.NoRetryAfterWait, req.NoKeepAlive, req.Capture, req.Admit, &resp.Duration)
 		if err != nil {
 			return nil, nil, 0, c.failure(ctx, u, resp.Redirects, err)
 		}
@@ -552,7 +564,7 @@ func urlPort(u *url.URL) int {
 // exchange performs one request to u, waiting for politeness first, and
 // retries once after a 429/503 whose Retry-After is short enough. spent
 // accumulates the time of exchanges that are not returned.
-func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter, capture bool, admit func(*url.URL) error, spent *time.Duration) (*open, error) {
+func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header http.Header, waitRetryAfter, noKeepAlive, capture bool, admit func(*url.URL) error, spent *time.Duration) (*open, error) {
 	host := normalizeHost(u.Hostname())
 	for attempt := 0; ; attempt++ {
 		if admit != nil {
@@ -585,6 +597,7 @@ func (c *Client) exchange(ctx context.Context, method string, u *url.URL, header
 			return nil, &Error{Reason: ReasonBadRequest, Err: err}
 		}
 		hreq.Header = header.Clone()
+		hreq.Close = noKeepAlive
 		// Still waiting after ParkAfter (a slow or unreachable host), the
 		// exchange gives its global slot up for a parked one.
 		parking := time.AfterFunc(c.cfg.ParkAfter, sl.park)

@@ -9,12 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -51,6 +55,37 @@ func TestUserAgentAndHeaders(t *testing.T) {
 
 	d := newTestClient(t, Config{})
 	require.Equal(t, "seedengine/test (+https://github.com/seedengine/seedengine)", d.UserAgent())
+}
+
+// A fetch with NoKeepAlive asks the server to close the connection and
+// leaves none idle; others keep theirs for the host's next request.
+func TestNoKeepAlive(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var closes []bool
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		closes = append(closes, r.Close)
+		mu.Unlock()
+		_, _ = io.WriteString(w, "ok")
+	}))
+	var conns atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, Config{PerHostDelay: time.Millisecond})
+	for _, noKeepAlive := range []bool{true, true, false, false} {
+		_, err := c.Do(t.Context(), Request{URL: srv.URL + "/", Kind: KindProbe, NoKeepAlive: noKeepAlive})
+		require.NoError(t, err)
+	}
+	mu.Lock()
+	require.Equal(t, []bool{true, true, false, false}, closes)
+	mu.Unlock()
+	require.Equal(t, int32(3), conns.Load(), "one connection each for the first two, one kept for the last two")
 }
 
 func TestResponseFacts(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,6 +205,36 @@ func TestTLS(t *testing.T) {
 	require.Equal(t, ReasonTLS, fe.Reason)
 	require.Equal(t, TLSUnknownAuthority, fe.Detail)
 	require.True(t, fe.TLS.NameMatch)
+}
+
+// TestTLSKeyExchange holds the client to classical key exchange: the
+// hybrid ML-KEM share is not offered (its CPU cost bounds a liveness
+// batch), and the handshake settles on X25519.
+func TestTLSKeyExchange(t *testing.T) {
+	t.Parallel()
+	ca := newTestCA(t, "seedengine test CA")
+	now := time.Now()
+	curves := make(chan []tls.CurveID, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.TLS.CurveID.String())
+	}))
+	srv.TLS = &tls.Config{
+		Certificates: []tls.Certificate{ca.leaf(t, []string{"secure.test"}, now.Add(-time.Hour), now.Add(time.Hour))},
+		GetConfigForClient: func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+			curves <- hello.SupportedCurves
+			return nil, nil
+		},
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	c := newTestClient(t, Config{ExtraCAFile: ca.file(t), ConnectTo: []string{"secure.test:443:127.0.0.1:" + srvPort(t, srv)}})
+
+	resp, err := c.Do(t.Context(), Request{URL: "https://secure.test/", Kind: KindProbe})
+	require.NoError(t, err)
+	require.Equal(t, tls.X25519.String(), string(resp.Body))
+	offered := <-curves
+	require.Equal(t, tls.X25519, offered[0])
+	require.NotContains(t, offered, tls.X25519MLKEM768)
 }
 
 func TestTLSHandshakeTimeout(t *testing.T) {
