@@ -1,6 +1,7 @@
 package liveness_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -215,4 +216,79 @@ func TestChunksVerdictsOnBenchMix(t *testing.T) {
 			require.Equal(t, 2, r.Rounds, "%s: one failure does not kill a domain", s.Host)
 		}
 	}
+}
+
+// runChunk runs one chunk of domains through proc as chunk index of
+// batch B1.
+func runChunk(t *testing.T, proc func(context.Context, *seedengine.Batch, *seedengine.BatchChunk) (seedengine.ChunkOutcome, error), index int, domains []string) liveness.ChunkResult {
+	t.Helper()
+	input, err := json.Marshal(liveness.ChunkInput{Domains: domains})
+	require.NoError(t, err)
+	b := &seedengine.Batch{ID: "B1", Kind: seedengine.BatchLiveness, Country: "sg", ChunkSize: 50,
+		Params: json.RawMessage(`{"date":"2026-01-28"}`)}
+	out, err := proc(t.Context(), b, &seedengine.BatchChunk{BatchID: "B1", Index: index, Input: input, Items: len(domains)})
+	require.NoError(t, err)
+	var res liveness.ChunkResult
+	require.NoError(t, json.Unmarshal(out.Result, &res))
+	return res
+}
+
+// Chunks running at once fetch Config.Fetches domains at a time, all
+// together: twelve slow hosts in two chunks, two fetches at a time,
+// take at least six of their delays.
+func TestChunksShareFetches(t *testing.T) {
+	t.Parallel()
+	const delay = 150 * time.Millisecond
+	var sites []simweb.Site
+	var chunks [2][]string
+	for i := range 12 {
+		s := simweb.Site{Host: fmt.Sprintf("slow-%02d.example", i), Scenario: simweb.ScenarioSlow, Delay: delay}
+		sites = append(sites, s)
+		chunks[i%2] = append(chunks[i%2], s.Host)
+	}
+	_, c := setup(t, sites, 5*time.Second)
+	p := liveness.New(c, liveness.Config{Fetches: 2})
+	proc := liveness.ChunkProcessor(p, discover.DefaultClassifier(), &fakeStore{results: map[string]seedengine.LivenessResult{}}, &fakeObjects{objects: map[string]string{}})
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, domains := range chunks {
+		wg.Go(func() {
+			res := runChunk(t, proc, i, domains)
+			require.Equal(t, map[seedengine.Verdict]int{seedengine.VerdictAlive: len(domains)}, res.Verdicts)
+		})
+	}
+	wg.Wait()
+	require.GreaterOrEqual(t, time.Since(start), 6*delay)
+}
+
+// A domain waiting for its retry gives its fetch slot back: with one
+// slot, a refused host's wait lets the live host of its chunk be fetched.
+func TestRetryFreesFetchSlot(t *testing.T) {
+	t.Parallel()
+	const refused, live = "refused.example", "live.example"
+	w, c := setup(t, []simweb.Site{{Host: refused, Scenario: simweb.ScenarioRefused}, {Host: live}}, 5*time.Second)
+	fetched := make(chan struct{})
+	var once sync.Once
+	w.Observe(func(r *http.Request) {
+		if h, _, _ := strings.Cut(r.Host, ":"); h == live {
+			once.Do(func() { close(fetched) })
+		}
+	})
+	// One lookup at a time: the refused host, first in the chunk, is
+	// ready first and takes the one fetch slot.
+	p := liveness.New(c, liveness.Config{Fetches: 1, Lookups: 1, RetryDelay: 10 * time.Millisecond})
+	liveness.SetBeforeRetry(p, func(domain string, round int) {
+		if domain != refused {
+			return
+		}
+		select {
+		case <-fetched:
+		case <-time.After(10 * time.Second):
+			t.Error("the live host was not fetched while the refused one waited for its retry")
+		}
+	})
+	proc := liveness.ChunkProcessor(p, discover.DefaultClassifier(), &fakeStore{results: map[string]seedengine.LivenessResult{}}, &fakeObjects{objects: map[string]string{}})
+	res := runChunk(t, proc, 0, []string{refused, live})
+	require.Equal(t, map[seedengine.Verdict]int{seedengine.VerdictAlive: 1, seedengine.VerdictDead: 1}, res.Verdicts)
 }

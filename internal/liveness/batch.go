@@ -228,7 +228,8 @@ func probeAll(ctx context.Context, p DomainProber, targets []target) []seedengin
 // probeAhead probes targets with their DNS ahead of their fetches: the
 // lookups start with the chunk, in input order, as many at once as the
 // Prober's Lookups allow (all chunks together), and a domain takes one of
-// ChunkConcurrency fetch slots only once its name has resolved. A name
+// ChunkConcurrency fetch slots, and one of the Prober's Fetches (all
+// chunks together), only once its name has resolved. A name
 // that does not resolve waits for its retry holding no slot at all, and
 // gets its verdict from DNS alone. Results are in targets' order.
 func probeAhead(ctx context.Context, p *Prober, targets []target) []seedengine.LivenessResult {
@@ -253,13 +254,16 @@ func probeAhead(ctx context.Context, p *Prober, targets []target) []seedengine.L
 		if pend[i].done {
 			results[i] = pend[i].res
 			results[i].DomainID = targets[i].domainID
+			pend[i] = nil
 			continue
 		}
 		sem <- struct{}{}
+		p.fetches <- struct{}{} // finish gives it back
 		wg.Go(func() {
 			defer func() { <-sem }()
-			results[i] = p.finish(ctx, pend[i])
+			results[i] = p.finish(ctx, pend[i], p.fetches)
 			results[i].DomainID = targets[i].domainID
+			pend[i] = nil // results[i] holds what is kept
 		})
 	}
 	wg.Wait()

@@ -67,9 +67,10 @@
 // A chunk resolves ahead of its fetches (issue 38): every domain's DNS
 // lookup starts with the chunk, Config.Lookups at a time across all
 // chunks, and a domain takes one of the chunk's [ChunkConcurrency] fetch
-// slots only once its name has resolved. A name that does not resolve —
-// NXDOMAIN, SERVFAIL, a DNS timeout — waits for its retry and is retried
-// holding no fetch slot, and its verdict comes from DNS alone, while the
-// live hosts are fetched. Rounds and verdicts are those of Probe: only
+// slots, and one of Config.Fetches across all chunks, only once its name
+// has resolved (it gives the latter back while it waits for a retry). A
+// name that does not resolve — NXDOMAIN, SERVFAIL, a DNS timeout — waits
+// for its retry and is retried holding no fetch slot, and its verdict
+// comes from DNS alone, while the live hosts are fetched. Rounds and verdicts are those of Probe: only
 // when each step runs changes.
 package liveness

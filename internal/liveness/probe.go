@@ -36,6 +36,7 @@ const (
 	DefaultRetries    = 1
 	DefaultRetryDelay = 2 * time.Second
 	DefaultLookups    = 512
+	DefaultFetches    = 512
 )
 
 // Config configures a Prober. Zero fields take their defaults.
@@ -51,6 +52,12 @@ type Config struct {
 	// fetches at once, all chunks together (ChunkProcessor); default 512.
 	// A name whose server does not answer holds one for DNSTimeout.
 	Lookups int
+	// Fetches is how many domains batch chunks fetch at once, all chunks
+	// together (ChunkProcessor); default 512. The fetch client lets
+	// fewer exchanges run at once (its Concurrency, and the slow ones
+	// parked): this only keeps the rest of a batch from waiting in its
+	// queue as thousands of goroutines, each with its stack and request.
+	Fetches int
 	// Now is the clock for CheckedAt; default time.Now.
 	Now func() time.Time
 }
@@ -62,6 +69,7 @@ type Prober struct {
 	client  *fetch.Client
 	cfg     Config
 	lookups chan struct{} // slots of Config.Lookups
+	fetches chan struct{} // slots of Config.Fetches
 	// beforeRetry, when set (by tests), runs after a round that asks for a
 	// retry and before the wait.
 	beforeRetry func(domain string, round int)
@@ -84,10 +92,13 @@ func New(client *fetch.Client, cfg Config) *Prober {
 	if cfg.Lookups <= 0 {
 		cfg.Lookups = DefaultLookups
 	}
+	if cfg.Fetches <= 0 {
+		cfg.Fetches = DefaultFetches
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Prober{client: client, cfg: cfg, lookups: make(chan struct{}, cfg.Lookups)}
+	return &Prober{client: client, cfg: cfg, lookups: make(chan struct{}, cfg.Lookups), fetches: make(chan struct{}, cfg.Fetches)}
 }
 
 // outcome is a round's verdict before retries are considered.
@@ -103,7 +114,7 @@ type outcome struct {
 // (canceled when ctx ended), which must not be taken as the domain's
 // state.
 func (p *Prober) Probe(ctx context.Context, domain string) seedengine.LivenessResult {
-	return p.finish(ctx, p.resolve(ctx, domain, nil))
+	return p.finish(ctx, p.resolve(ctx, domain, nil), nil)
 }
 
 // pending is a probe whose DNS ran ahead of its fetches: either DNS alone
@@ -127,12 +138,8 @@ type pending struct {
 func (p *Prober) resolve(ctx context.Context, domain string, gate chan struct{}) *pending {
 	domain = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
 	pr := &pending{domain: domain, res: seedengine.LivenessResult{Domain: domain, CheckedAt: p.cfg.Now().UTC()}}
-	held := gate != nil
-	defer func() {
-		if held {
-			<-gate
-		}
-	}()
+	g := held(gate)
+	defer g.release()
 	for round := 1; ; round++ {
 		pr.res.Rounds = round
 		d, err := p.client.Lookup(ctx, domain)
@@ -145,30 +152,59 @@ func (p *Prober) resolve(ctx context.Context, domain string, gate chan struct{})
 			pr.done = true
 			return pr
 		}
-		if held {
-			<-gate
-			held = false
-		}
-		if !p.wait(ctx, domain, round) {
+		if !p.waitFree(ctx, domain, round, &g) {
 			pr.res, pr.done = canceled(pr.res), true
 			return pr
 		}
-		if gate != nil {
-			select {
-			case gate <- struct{}{}:
-				held = true
-			case <-ctx.Done():
-				pr.res, pr.done = canceled(pr.res), true
-				return pr
-			}
-		}
+	}
+}
+
+// gateSlot is a slot of a gate (a counting semaphore) that a probe holds
+// while it works and gives back while it waits to retry; a nil gate is
+// none.
+type gateSlot struct {
+	gate chan struct{}
+	held bool
+}
+
+// held is the slot of gate its caller already took.
+func held(gate chan struct{}) gateSlot { return gateSlot{gate: gate, held: gate != nil} }
+
+func (g *gateSlot) release() {
+	if g.held {
+		<-g.gate
+		g.held = false
+	}
+}
+
+// waitFree waits RetryDelay before the round after round holding no slot
+// of g's gate, and takes one again for that round; false when ctx ended
+// first.
+func (p *Prober) waitFree(ctx context.Context, domain string, round int, g *gateSlot) bool {
+	g.release()
+	if !p.wait(ctx, domain, round) {
+		return false
+	}
+	if g.gate == nil {
+		return true
+	}
+	select {
+	case g.gate <- struct{}{}:
+		g.held = true
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
 // finish runs the rest of a probe that resolve left pending: the fetches
 // of the round whose name resolved, at the addresses found, then any
-// retry rounds (DNS and fetches each).
-func (p *Prober) finish(ctx context.Context, pr *pending) seedengine.LivenessResult {
+// retry rounds (DNS and fetches each). Like resolve, it is called holding
+// one slot of gate (when gate is not nil), gives it back while it waits
+// to retry and has given it back when it returns.
+func (p *Prober) finish(ctx context.Context, pr *pending, gate chan struct{}) seedengine.LivenessResult {
+	g := held(gate)
+	defer g.release()
 	res := pr.res
 	if pr.done {
 		return res
@@ -184,7 +220,7 @@ func (p *Prober) finish(ctx context.Context, pr *pending) seedengine.LivenessRes
 		if p.over(ctx, &res, o, round) {
 			return res
 		}
-		if !p.wait(ctx, pr.domain, round) {
+		if !p.waitFree(ctx, pr.domain, round, &g) {
 			return canceled(res)
 		}
 	}
@@ -320,8 +356,9 @@ func (p *Prober) fetchRound(ctx context.Context, domain string, round int, d fet
 func (p *Prober) fetch(ctx context.Context, url string, round int, res *seedengine.LivenessResult) (*fetch.Response, error) {
 	start := time.Now()
 	// A 429 is already the verdict (blocked); waiting out its Retry-After
-	// would hold the chunk for nothing.
-	resp, err := p.client.Do(ctx, fetch.Request{URL: url, Kind: fetch.KindProbe, NoRetryAfterWait: true})
+	// would hold the chunk for nothing. A host is asked once: its
+	// connection is not kept.
+	resp, err := p.client.Do(ctx, fetch.Request{URL: url, Kind: fetch.KindProbe, NoRetryAfterWait: true, NoKeepAlive: true})
 	a := seedengine.LivenessAttempt{Round: round, URL: url, DurationMS: time.Since(start).Milliseconds()}
 	if err != nil {
 		a.Error, a.Detail = failure(err)
