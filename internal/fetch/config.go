@@ -272,10 +272,10 @@ func (r ConnectToRule) String() string {
 	return b(r.Host) + ":" + r.Port + ":" + b(r.ToHost) + ":" + r.ToPort
 }
 
-// matches reports whether the rule applies to a dial of host:port; host is
-// compared without case and without a trailing dot.
+// matches reports whether the rule applies to a dial of host:port; host
+// is normalized (normalizeHost).
 func (r ConnectToRule) matches(host, port string) bool {
-	return (r.Host == "" || r.Host == normalizeHost(host)) && (r.Port == "" || r.Port == port)
+	return (r.Host == "" || r.Host == host) && (r.Port == "" || r.Port == port)
 }
 
 // ParseConnectTo parses one curl-style connect-to entry
@@ -373,8 +373,9 @@ func parseRoutes(entries []string) (routeTable, error) {
 // route returns where a dial of host:port really goes, and whether a rule
 // replaced the host.
 func (t routeTable) route(host, port string) (string, string, bool) {
+	h := normalizeHost(host) // once, not once per rule: a simulated web has thousands
 	for _, r := range t {
-		if r.matches(host, port) {
+		if r.matches(h, port) {
 			if r.ToPort != "" {
 				port = r.ToPort
 			}
