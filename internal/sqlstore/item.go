@@ -72,17 +72,41 @@ const maxRowsPerStatement = 500
 // statement text whatever the count), on SQLite as a VALUES list of
 // anonymous parameters, maxRowsPerStatement rows at a time.
 
-// newItems returns which of items no read listed before within the
-// window, marking them seen, and marks the others seen at now when their
-// last sighting is older than seenBump. A URL two transactions record at
-// once is new to exactly one of them (the second waits on the first's
-// key). The keys are written in key order, so two transactions wait on
-// each other's keys in one order, never in a cycle.
-func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengine.Item, now time.Time) ([]seedengine.Item, error) {
-	itemKeys := make([][]byte, len(items))
+// readItems are a read's items with their dedupe keys and their JSON,
+// made before the transaction that records them (prepareItems).
+type readItems struct {
+	items []seedengine.Item
+	keys  [][]byte
+	// heads and tails are each item's item_json before and after its
+	// check's id, which the transaction gives (itemEncoder.split).
+	heads, tails []string
+	parts        []seedengine.Partition
+}
+
+func prepareItems(items []seedengine.Item) (readItems, error) {
+	r := readItems{items: items, keys: make([][]byte, len(items)), heads: make([]string, len(items)), tails: make([]string, len(items)),
+		parts: make([]seedengine.Partition, len(items))}
+	enc := newItemEncoder()
 	for i := range items {
-		itemKeys[i] = urlKey(items[i].NormalizedURL)
+		r.keys[i] = urlKey(items[i].NormalizedURL)
+		r.parts[i] = items[i].Partition()
+		var err error
+		if r.heads[i], r.tails[i], err = enc.split(items[i]); err != nil {
+			return r, fmt.Errorf("encode item %q: %w", items[i].URL, err)
+		}
 	}
+	return r, nil
+}
+
+// newItems returns which of a read's items (their indexes) no read
+// listed before within the window, marking them seen, and marks the
+// others seen at now when their last sighting is older than seenBump. A
+// URL two transactions record at once is new to exactly one of them (the
+// second waits on the first's key). The keys are written in key order,
+// so two transactions wait on each other's keys in one order, never in a
+// cycle.
+func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, read readItems, now time.Time) ([]int, error) {
+	itemKeys := read.keys
 	keys := slices.Clone(itemKeys)
 	slices.SortFunc(keys, bytes.Compare)
 	keys = slices.CompactFunc(keys, bytes.Equal)
@@ -111,13 +135,13 @@ func (s *SeedService) newItems(ctx context.Context, tx *sql.Tx, items []seedengi
 			return nil, fmt.Errorf("mark items seen: %w", err)
 		}
 	}
-	var fresh []seedengine.Item
+	var fresh []int
 	var old [][]byte
 	for i, k := range itemKeys {
 		if inserted[string(k)] {
 			// A URL listed twice in one read is one item.
 			delete(inserted, string(k))
-			fresh = append(fresh, items[i])
+			fresh = append(fresh, i)
 		} else {
 			old = append(old, k)
 		}
@@ -180,27 +204,28 @@ type itemPartitionCount struct {
 	oldest time.Time
 }
 
-// insertItems stores new items, setting their IDs in commit order, and
-// counts them in their partitions.
-func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seedengine.Item) error {
-	if len(items) == 0 {
-		return nil
+// insertItems stores the fresh items of a read (indexes into it), read by
+// check checkID, and counts them in their partitions. It returns them
+// with their IDs set, in commit order.
+func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, read readItems, fresh []int, checkID int64) ([]seedengine.Item, error) {
+	if len(fresh) == 0 {
+		return nil, nil
 	}
-	enc := newItemEncoder()
+	items := make([]seedengine.Item, len(fresh))
 	var parts []itemPartitionCount
 	cols := itemColumns{
 		country: make([]string, len(items)), category: make([]string, len(items)), day: make([]string, len(items)),
 		seed: make([]string, len(items)), domain: make([]string, len(items)), seen: make([]any, len(items)), body: make([]string, len(items)),
 	}
-	for i := range items {
+	id := strconv.FormatInt(checkID, 10)
+	for i, r := range fresh {
+		items[i] = read.items[r]
 		it := &items[i]
-		p := it.Partition()
-		body, err := enc.encode(*it)
-		if err != nil {
-			return fmt.Errorf("record items: %w", err)
-		}
+		it.Source.CheckID = checkID
+		p := read.parts[r]
 		cols.country[i], cols.category[i], cols.day[i] = p.Country, p.Category, p.Date
-		cols.seed[i], cols.domain[i], cols.seen[i], cols.body[i] = it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt), body
+		cols.seed[i], cols.domain[i], cols.seen[i] = it.SeedID, it.DomainID, s.db.timeArg(it.FirstSeenAt)
+		cols.body[i] = read.heads[r] + id + read.tails[r]
 		k := slices.IndexFunc(parts, func(c itemPartitionCount) bool { return c.Partition == p })
 		if k < 0 {
 			parts = append(parts, itemPartitionCount{Partition: p, oldest: it.FirstSeenAt})
@@ -216,7 +241,7 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 		return cmp.Or(cmp.Compare(a.Country, b.Country), cmp.Compare(a.Category, b.Category), cmp.Compare(a.Date, b.Date))
 	})
 	if s.db.engine == EnginePostgres {
-		return s.insertItemsPostgres(ctx, tx, items, cols, parts)
+		return items, s.insertItemsPostgres(ctx, tx, items, cols, parts)
 	}
 	for start := 0; start < len(items); start += maxRowsPerStatement {
 		end := min(start+maxRowsPerStatement, len(items))
@@ -229,7 +254,7 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 			args = append(args, cols.country[i], cols.category[i], cols.day[i], cols.seed[i], cols.domain[i], cols.seen[i], cols.body[i])
 		}
 		if err := scanItemIDs(ctx, tx, b.String(), args, items[start:end]); err != nil {
-			return fmt.Errorf("record items: %w", err)
+			return nil, fmt.Errorf("record items: %w", err)
 		}
 	}
 	var b strings.Builder
@@ -242,9 +267,9 @@ func (s *SeedService) insertItems(ctx context.Context, tx *sql.Tx, items []seede
 		args = append(args, c.Country, c.Category, c.Date, c.n, s.db.timeArg(c.oldest))
 	}
 	if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
-		return fmt.Errorf("count items: %w", err)
+		return nil, fmt.Errorf("count items: %w", err)
 	}
-	return nil
+	return items, nil
 }
 
 // itemColumns are the items' columns, one slice each.
@@ -352,6 +377,27 @@ func newItemEncoder() *itemEncoder {
 	e.enc = json.NewEncoder(&e.buf)
 	e.enc.SetEscapeHTML(false)
 	return e
+}
+
+// checkIDField is how item_json holds the item's check id (0 before the
+// check has one). The key is matched with its quotes: a quote inside a
+// JSON string is escaped, so only the key itself matches.
+const checkIDField = `"check_id":`
+
+// split encodes it with no check id and returns its JSON before and
+// after the id's place: head + the check's id + tail is its item_json.
+func (e *itemEncoder) split(it seedengine.Item) (head, tail string, err error) {
+	it.Source.CheckID = 0
+	body, err := e.encode(it)
+	if err != nil {
+		return "", "", err
+	}
+	i := strings.Index(body, checkIDField+"0")
+	if i < 0 {
+		return "", "", fmt.Errorf("no %s in its JSON", checkIDField)
+	}
+	i += len(checkIDField)
+	return body[:i], body[i+1:], nil
 }
 
 func (e *itemEncoder) encode(it seedengine.Item) (string, error) {

@@ -42,14 +42,11 @@ var _ seedengine.PageService = (*PageService)(nil)
 func NewPageService(db *DB) *PageService { return &PageService{db: db} }
 
 // queuePages adds a queued page for each item of a seed that fetches its
-// pages, and returns their item IDs; none when the seed does not.
-func (s *SeedService) queuePages(ctx context.Context, tx *sql.Tx, seedID string, items []seedengine.Item, now time.Time) ([]int64, error) {
+// pages (its harvest settings, raw), and returns their item IDs; none
+// when the seed does not.
+func (s *SeedService) queuePages(ctx context.Context, tx *sql.Tx, raw []byte, items []seedengine.Item, now time.Time) ([]int64, error) {
 	if len(items) == 0 {
 		return nil, nil
-	}
-	var raw []byte
-	if err := tx.QueryRowContext(ctx, `SELECT harvest_json FROM seeds WHERE seed_id = $1`, seedID).Scan(&raw); err != nil {
-		return nil, fmt.Errorf("queue pages: %w", err)
 	}
 	var h seedengine.SeedHarvest
 	if err := json.Unmarshal(raw, &h); err != nil {

@@ -49,11 +49,20 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		return prev, h, seedengine.Errorf(seedengine.EINVALID, "a seed check needs a seed, a time, an outcome and a decision")
 	}
 	prev = seedengine.SeedHealth{State: seedengine.HealthUnknown}
+	// The items' keys and JSON are made before the transaction: on
+	// SQLite its one writer is what every read waits for.
+	read, err := prepareItems(items)
+	if err != nil {
+		return prev, h, fmt.Errorf("record seed check: %w", err)
+	}
 	// On SQLite the transaction may be shared with other checks' and
 	// jobs' (one fsync for all): everything below uses ctx and tx only.
+	// On PostgreSQL the items lock, taken to insert the items, is held to
+	// the commit, and every read that records items waits for it: all
+	// that does not need the items' ids is written before.
 	err = s.db.inJobTx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var exists int
-		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&exists); err != nil {
+		var harvest []byte
+		if err := tx.QueryRowContext(ctx, `SELECT harvest_json FROM seeds WHERE seed_id = $1`, c.SeedID).Scan(&harvest); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
 				return seedNotFound()
 			}
@@ -64,7 +73,7 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		} else if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		fresh, err := s.newItems(ctx, tx, items, c.CheckedAt)
+		fresh, err := s.newItems(ctx, tx, read, c.CheckedAt)
 		if err != nil {
 			return err
 		}
@@ -73,14 +82,14 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 		}
 		c.Harvested = len(fresh)
 		c.Repaired = 0
-		for i := range fresh {
-			if fresh[i].Recovered {
+		for _, i := range fresh {
+			if items[i].Recovered {
 				c.Repaired++
 			}
 		}
 		var hist seedengine.ArrivalHistory
 		if len(items) > 0 {
-			unseen, hh, ok, err := s.readWindow(ctx, tx, c.SeedID, c.CheckedAt, items, c.EstimatedMissed)
+			unseen, hh, ok, err := s.readWindow(ctx, tx, c.SeedID, c.CheckedAt, read, c.EstimatedMissed)
 			if err != nil {
 				return err
 			}
@@ -116,16 +125,6 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 			c.SeedID, s.db.timeArg(c.CheckedAt), string(c.Outcome), string(body)).Scan(&c.ID); err != nil {
 			return err
 		}
-		for i := range fresh {
-			fresh[i].Source.CheckID = c.ID
-		}
-		if err := s.insertItems(ctx, tx, fresh); err != nil {
-			return err
-		}
-		pages, err := s.queuePages(ctx, tx, c.SeedID, fresh, c.CheckedAt)
-		if err != nil {
-			return err
-		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO seed_health (seed_id, state, since, reason, last_check_at,
 				success_rate_7d, median_items_per_day, next_check_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -135,6 +134,14 @@ func (s *SeedService) RecordSeedCheck(ctx context.Context, c *seedengine.SeedChe
 				next_check_at = excluded.next_check_at, updated_at = excluded.updated_at`,
 			c.SeedID, string(h.State), s.timePtrArg(h.Since), h.Reason, s.timePtrArg(h.LastCheckAt),
 			h.SuccessRate7d, h.MedianItemsPerDay, s.db.timeArg(next), s.db.timeArg(nowUTC()))
+		if err != nil {
+			return err
+		}
+		stored, err := s.insertItems(ctx, tx, read, fresh, c.ID)
+		if err != nil {
+			return err
+		}
+		pages, err := s.queuePages(ctx, tx, harvest, stored, c.CheckedAt)
 		if err != nil || inTx == nil {
 			return err
 		}

@@ -37,10 +37,11 @@ const datedSlack = time.Hour
 
 // seedWindow is a seed's window row as read.
 type seedWindow struct {
-	keys   map[string]bool
-	hist   seedengine.ArrivalHistory
-	readAt time.Time
-	found  bool
+	keys     map[string]bool
+	hist     seedengine.ArrivalHistory
+	arrivals []byte // hist.Times as stored
+	readAt   time.Time
+	found    bool
 }
 
 func (s *SeedService) loadWindow(ctx context.Context, q queryer, seedID string) (seedWindow, error) {
@@ -63,6 +64,7 @@ func (s *SeedService) loadWindow(ctx context.Context, q queryer, seedID string) 
 	w.readAt = readAt.Time
 	w.hist.Since = since.Time
 	w.hist.Times = decodeArrivals(since.Time, arrivals)
+	w.arrivals = arrivals
 	return w, nil
 }
 
@@ -147,12 +149,12 @@ func (s *SeedService) KnownItems(ctx context.Context, items []seedengine.Item) (
 // seed's window; missed more items are counted as arrived since the last
 // read (SeedCheck.EstimatedMissed). Past maxWindowKeys no window is kept
 // and ok is false. It returns the history as it now stands.
-func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string, at time.Time, items []seedengine.Item, missed int) (unseen int, hist seedengine.ArrivalHistory, ok bool, err error) {
+func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string, at time.Time, read readItems, missed int) (unseen int, hist seedengine.ArrivalHistory, ok bool, err error) {
+	items := read.items
 	w, err := s.loadWindow(ctx, tx, seedID)
 	if err != nil {
 		return 0, hist, false, err
 	}
-	hist = w.hist
 	entry := 0
 	for i := range items {
 		if !items[i].Recovered {
@@ -171,7 +173,7 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 	for i := range items {
 		it := &items[i]
 		if !it.Recovered {
-			k := urlKey(it.NormalizedURL)
+			k := read.keys[i]
 			keys = append(keys, k...)
 			if w.keys[string(k)] {
 				continue // listed last time: no arrival
@@ -195,6 +197,29 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 	if !fresh {
 		undated += missed
 	}
+	size := len(w.arrivals) + 3*(len(dated)+undated) // bytes: a few a time
+	hist = addArrivals(w.hist, fresh, w.readAt, at, dated, undated)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_windows (seed_id, url_keys, arrivals, arrivals_since, read_at)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (seed_id) DO UPDATE SET url_keys = excluded.url_keys, arrivals = excluded.arrivals,
+			arrivals_since = excluded.arrivals_since, read_at = excluded.read_at`,
+		seedID, keys, encodeArrivals(hist.Since, hist.Times, size), s.db.timeArg(hist.Since), s.db.timeArg(at)); err != nil {
+		return 0, hist, false, fmt.Errorf("keep the seed's window: %w", err)
+	}
+	return unseen, hist, true, nil
+}
+
+// addArrivals returns hist with the arrivals of a read at `at` added:
+// the dated times and undated more spread over the interval since the
+// last read (readAt), the oldest past the history's bounds dropped. A
+// fresh history (the seed's first read, or a row kept before histories
+// were) starts at `at`, or at its oldest dated time. hist.Times is
+// reused: it must be the caller's own.
+//
+// Times arrive sorted after the history's last one but for a dated item
+// a little older: only then is the whole history sorted again, so a
+// read costs what it adds rather than what the history holds.
+func addArrivals(hist seedengine.ArrivalHistory, fresh bool, readAt, at time.Time, dated []time.Time, undated int) seedengine.ArrivalHistory {
 	if fresh {
 		hist = seedengine.ArrivalHistory{Since: at}
 		for _, t := range dated {
@@ -203,15 +228,21 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 			}
 		}
 	}
-	times := append(slices.Clone(hist.Times), dated...)
-	if undated > 0 && !fresh && w.readAt.Before(at) {
+	added := slices.Clone(dated)
+	if undated > 0 && !fresh && readAt.Before(at) {
 		// Arrived some time since the last read: spread over it.
-		step := at.Sub(w.readAt) / time.Duration(undated+1)
+		step := at.Sub(readAt) / time.Duration(undated+1)
 		for k := range undated {
-			times = append(times, w.readAt.Add(step*time.Duration(k+1)))
+			added = append(added, readAt.Add(step*time.Duration(k+1)))
 		}
 	}
-	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	slices.SortFunc(added, func(a, b time.Time) int { return a.Compare(b) })
+	times := hist.Times
+	sorted := len(times) == 0 || len(added) == 0 || !added[0].Before(times[len(times)-1])
+	times = append(times, added...)
+	if !sorted {
+		slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	}
 	if cut := at.Add(-arrivalsKept); hist.Since.Before(cut) {
 		hist.Since = cut
 	}
@@ -227,20 +258,13 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 	if len(hist.Times) > 0 && hist.Times[0].Before(hist.Since) {
 		hist.Since = hist.Times[0]
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_windows (seed_id, url_keys, arrivals, arrivals_since, read_at)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (seed_id) DO UPDATE SET url_keys = excluded.url_keys, arrivals = excluded.arrivals,
-			arrivals_since = excluded.arrivals_since, read_at = excluded.read_at`,
-		seedID, keys, encodeArrivals(hist.Since, hist.Times), s.db.timeArg(hist.Since), s.db.timeArg(at)); err != nil {
-		return 0, hist, false, fmt.Errorf("keep the seed's window: %w", err)
-	}
-	return unseen, hist, true, nil
+	return hist
 }
 
 // encodeArrivals writes sorted times as varint deltas in milliseconds,
-// the first from since.
-func encodeArrivals(since time.Time, times []time.Time) []byte {
-	b := make([]byte, 0, 2*len(times))
+// the first from since, into a buffer of size bytes to begin with.
+func encodeArrivals(since time.Time, times []time.Time, size int) []byte {
+	b := make([]byte, 0, max(size, 2*len(times)))
 	prev := since
 	for _, t := range times {
 		d := max(t.Sub(prev).Milliseconds(), 0)
@@ -251,9 +275,15 @@ func encodeArrivals(since time.Time, times []time.Time) []byte {
 }
 
 // decodeArrivals reads what encodeArrivals wrote (a damaged tail is
-// dropped).
+// dropped), into a slice with room for a read's more.
 func decodeArrivals(since time.Time, b []byte) []time.Time {
-	var out []time.Time
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++ // a varint's last byte
+		}
+	}
+	out := make([]time.Time, 0, n+128)
 	prev := since
 	for len(b) > 0 {
 		d, n := binary.Uvarint(b)
