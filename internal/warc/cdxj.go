@@ -21,6 +21,7 @@ import (
 // sort) before it can be searched.
 func CDXJLine(r Record, filename string) string {
 	var b strings.Builder
+	b.Grow(2*len(r.TargetURI) + len(filename) + 160)
 	b.WriteString(SURT(r.TargetURI))
 	b.WriteByte(' ')
 	b.WriteString(r.Date.UTC().Format("20060102150405"))
@@ -43,7 +44,11 @@ func CDXJLine(r Record, filename string) string {
 		b.WriteString(`,"digest":`)
 		writeJSString(&b, d[strings.IndexByte(d, ':')+1:])
 	}
-	fmt.Fprintf(&b, `,"length":"%d","offset":"%d","filename":`, r.Length, r.Offset)
+	b.WriteString(`,"length":"`)
+	b.WriteString(strconv.FormatInt(r.Length, 10))
+	b.WriteString(`","offset":"`)
+	b.WriteString(strconv.FormatInt(r.Offset, 10))
+	b.WriteString(`","filename":`)
 	writeJSString(&b, filename)
 	b.WriteByte('}')
 	return b.String()

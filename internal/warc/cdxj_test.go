@@ -2,6 +2,7 @@ package warc
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -210,4 +211,54 @@ func FuzzTargetURI(f *testing.F) {
 			t.Fatalf("TargetURI(%q) = %q, but TargetURI of that is %q", raw, got, again)
 		}
 	})
+}
+
+// TestPlainURL: a URL TargetURI and SURT take as written, without the
+// WHATWG parser, gets the parser's answer. The URLs are made of parts
+// near the edges of what plainURL takes.
+func TestPlainURL(t *testing.T) {
+	t.Parallel()
+	schemes := []string{"http://", "https://", "HTTP://", "Https://", "ftp://", "http:/", "http:"}
+	hosts := []string{"example.com", "a.b", "www.example.com", "www2.example.org", "Example.com", "xn--bcher-kva.example",
+		"xn--zz.com", "ab--c.com", "a-b.com", "-a.com", "a-.com", "1.2.3.4", "0x7f.1", "a.1com", "a.123", "a.0x1f", "a.x1",
+		"a..b", "a.com.", ".a.com", "", "a.com:80", "a.com:8080", "u@a.com", "a.com:", "a b.com", "a_b.com", "é.com", "a%41.com"}
+	parts := []string{"", "a", "B", "-", ".", "..", "%2e", "%2E", ".%2e", "%2e%2E", "...", "%", "%zz", "%41", "'", "\\", " ",
+		"~", "_", "!", "$", "&", "(", ")", "*", "+", ",", ";", "=", ":", "@", "?", "#", "/", "//", "|", "^", "`", "{", "}",
+		"[", "]", "<", ">", "\"", "é", "\t", "\x7f", "x.y", "a=1", "b=2&a=1"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	pick := func(xs []string) string { return xs[rnd.IntN(len(xs))] }
+	// Mostly parts of plain URLs, so that the dot segments and the
+	// characters at the edge are tried in URLs that are plain otherwise.
+	pickOften := func(xs []string, often int) string {
+		if rnd.IntN(4) > 0 {
+			return xs[rnd.IntN(often)]
+		}
+		return pick(xs)
+	}
+	plains := 0
+	for range 200_000 {
+		var b strings.Builder
+		b.WriteString(pickOften(schemes, 2))
+		b.WriteString(pickOften(hosts, 4))
+		if rnd.IntN(8) > 0 {
+			b.WriteByte('/')
+		}
+		for range rnd.IntN(8) {
+			if rnd.IntN(3) == 0 {
+				b.WriteByte('/')
+			}
+			b.WriteString(pickOften(parts, 33))
+		}
+		u := b.String()
+		if _, ok := plainURL(u); ok {
+			plains++
+			require.Equal(t, parsedTargetURI(u), TargetURI(u), "TargetURI(%q)", u)
+		}
+		if url := dropWWW(u); strings.HasPrefix(url, "http") {
+			if _, ok := plainURL(jsToLower(url)); ok {
+				require.Equal(t, parsedSURT(url, jsToLower(url)), SURT(u), "SURT(%q)", u)
+			}
+		}
+	}
+	require.Greater(t, plains, 10_000)
 }

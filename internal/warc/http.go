@@ -43,8 +43,10 @@ func ParseResponse(b []byte) (HTTPResponse, error) {
 		return HTTPResponse{}, errors.New("http response: no blank line ends the header block")
 	}
 	head := b[:end]
-	if i := bytes.IndexAny(bytes.ReplaceAll(head, []byte("\r\n"), nil), "\r\n"); i >= 0 {
-		return HTTPResponse{}, errors.New("http response: bare CR or LF in the header block")
+	for i, c := range head {
+		if c == '\r' && (i+1 == len(head) || head[i+1] != '\n') || c == '\n' && (i == 0 || head[i-1] != '\r') {
+			return HTTPResponse{}, errors.New("http response: bare CR or LF in the header block")
+		}
 	}
 	lines := strings.Split(string(head), "\r\n")
 	r := HTTPResponse{StatusLine: lines[0], HeaderLen: end + 4, Body: b[end+4:], Header: http.Header{}, fields: lines[1:]}
@@ -213,9 +215,17 @@ func PayloadDigest(response []byte) (string, error) {
 
 // digestOf is the WARC digest of b: "sha1:" and 32 base32 characters.
 func digestOf(b []byte) string {
+	if len(b) == 0 {
+		return emptyDigest // a GET's request body
+	}
 	sum := sha1.Sum(b)
 	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
 }
+
+var emptyDigest = func() string {
+	sum := sha1.Sum(nil)
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}()
 
 func truncate(s string) string {
 	if len(s) > 80 {

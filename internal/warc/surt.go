@@ -1,7 +1,6 @@
 package warc
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -36,6 +35,14 @@ import (
 // string parses once so encoded, it is serialised as such a URL.
 // TargetURI of its own result gives that result back.
 func TargetURI(rawURL string) string {
+	if u, ok := plainURL(rawURL); ok {
+		return u.href
+	}
+	return parsedTargetURI(rawURL)
+}
+
+// parsedTargetURI is TargetURI by the WHATWG parser, for any string.
+func parsedTargetURI(rawURL string) string {
 	u, err := whatwg.Parse(rawURL)
 	if err != nil {
 		// Encoded, it may parse (a://a b has a space in its host).
@@ -102,33 +109,166 @@ func SURT(url string) string {
 	if !strings.HasPrefix(url, "https:") && !strings.HasPrefix(url, "http:") {
 		return url
 	}
-	url = wwwRE.ReplaceAllString(url, "$1")
-	u, err := whatwg.Parse(jsToLower(url))
+	url = dropWWW(url)
+	lower := jsToLower(url)
+	if u, ok := plainURL(lower); ok {
+		return surtKey(u.host, "", u.path, u.query)
+	}
+	return parsedSURT(url, lower)
+}
+
+// parsedSURT is SURT by the WHATWG parser of lower, url lowercased, after
+// its www step.
+func parsedSURT(url, lower string) string {
+	u, err := whatwg.Parse(lower)
 	if err != nil {
 		return url
 	}
-	labels := strings.Split(u.Hostname(), ".")
+	q := u.Search()
+	if q != "" {
+		q = q[1:]
+	}
+	return surtKey(u.Hostname(), u.Port(), u.Pathname(), q)
+}
+
+// surtKey is the SURT of a parsed URL's parts: the host's labels
+// reversed, the port, ')', the path, and the query's arguments sorted.
+func surtKey(host, port, path, query string) string {
+	labels := strings.Split(host, ".")
 	slices.Reverse(labels)
 	var b strings.Builder
-	b.WriteString(strings.Join(labels, ","))
-	if p := u.Port(); p != "" {
+	b.Grow(len(host) + len(port) + len(path) + len(query) + 3)
+	for i, l := range labels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(l)
+	}
+	if port != "" {
 		b.WriteByte(':')
-		b.WriteString(p)
+		b.WriteString(port)
 	}
 	b.WriteByte(')')
-	b.WriteString(u.Pathname())
-	if q := u.Search(); q != "" {
+	b.WriteString(path)
+	if query != "" {
 		// The parser leaves a query ASCII, where byte order is
 		// JavaScript's UTF-16 order.
-		args := strings.Split(q[1:], "&")
+		args := strings.Split(query, "&")
 		slices.Sort(args)
 		b.WriteByte('?')
-		b.WriteString(strings.Join(args, "&"))
+		for i, a := range args {
+			if i > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(a)
+		}
 	}
 	return b.String()
 }
 
-var wwwRE = regexp.MustCompile(`^(https?://)www[0-9]*\.`)
+// dropWWW drops a leading www, www1, … label of an http(s) URL's host as
+// written: warcio's /^(https?:\/\/)www\d*\./ replacement.
+func dropWWW(url string) string {
+	for _, scheme := range []string{"http://", "https://"} {
+		rest, ok := strings.CutPrefix(url, scheme)
+		if !ok {
+			continue
+		}
+		if rest, ok = strings.CutPrefix(rest, "www"); ok {
+			if rest, ok = strings.CutPrefix(strings.TrimLeft(rest, "0123456789"), "."); ok {
+				return scheme + rest
+			}
+		}
+		return url
+	}
+	return url
+}
+
+// plain is an http(s) URL that the WHATWG URL parser serialises as it
+// is written, but for its fragment.
+type plain struct {
+	href       string // the URL without its fragment
+	host, path string
+	query      string // without its '?'; empty when there is none
+}
+
+// plainURL reports whether s is such a URL, which TargetURI and SURT
+// then take as it is rather than parse it (the parser was most of their
+// cost): the scheme http or https and the host in lower case; a host of
+// labels of a–z, 0–9 and inner '-' (no A-label, "xn--", which the
+// parser checks, nor any other "ab--"), the last starting with a letter
+// (so no IPv4 address); no user info, no port, a path; a path and query
+// of characters the standard leaves as they are (RFC 3986's unreserved
+// and sub-delimiters but the apostrophe, which it encodes in a query;
+// ':', '@', '/', '%', and '?' in the query), and no dot segment, "%2e"
+// included. Anything else goes to the parser; the tests hold the two to
+// one answer.
+func plainURL(s string) (plain, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "https://"):
+		rest = s[len("https://"):]
+	case strings.HasPrefix(s, "http://"):
+		rest = s[len("http://"):]
+	default:
+		return plain{}, false
+	}
+	slash := strings.IndexByte(rest, '/')
+	if slash <= 0 || !plainHost(rest[:slash]) {
+		return plain{}, false
+	}
+	u := plain{href: s, host: rest[:slash]}
+	rest = rest[slash:]
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		u.href = s[:len(s)-len(rest)+i]
+		rest = rest[:i]
+	}
+	u.path = rest
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		u.path, u.query = rest[:i], rest[i+1:]
+	}
+	for i := 0; i < len(u.path); i++ {
+		if !plainChar[u.path[i]] {
+			return plain{}, false
+		}
+	}
+	for i := 0; i < len(u.query); i++ {
+		if c := u.query[i]; !plainChar[c] && c != '?' {
+			return plain{}, false
+		}
+	}
+	for seg := range strings.SplitSeq(u.path, "/") {
+		if seg != "" && len(seg) <= 6 && strings.Trim(strings.ReplaceAll(strings.ToLower(seg), "%2e", "."), ".") == "" {
+			return plain{}, false // ".", "..", "%2e", ".%2E", …
+		}
+	}
+	return u, true
+}
+
+// plainHost reports whether h is a host of a plainURL.
+func plainHost(h string) bool {
+	for label := range strings.SplitSeq(h, ".") {
+		n := len(label)
+		if n == 0 || label[0] == '-' || label[n-1] == '-' || n >= 4 && label[2] == '-' && label[3] == '-' {
+			return false
+		}
+		for i := 0; i < n; i++ {
+			if c := label[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	last := h[strings.LastIndexByte(h, '.')+1:]
+	return 'a' <= last[0] && last[0] <= 'z'
+}
+
+// plainChar: c stands as written in a plainURL's path and query.
+var plainChar = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&()*+,;=:@/%" {
+		t[c] = true
+	}
+	return t
+}()
 
 // jsToLower lowercases s as JavaScript's toLowerCase does: Unicode's
 // full case mapping, which differs from Go's simple one in U+0130

@@ -29,7 +29,9 @@ import (
 //
 // A body cut short (a redirect's drained body) is kept as far as it was
 // read. A transfer coding other than chunked is an error: nothing in the
-// record could say how to read it.
+// record could say how to read it. A block that needs none of these
+// changes is raw itself (a slice of it, not a copy), so raw must not
+// change while the block is used.
 func WireResponse(raw []byte) ([]byte, error) {
 	for {
 		head, body, err := splitHead(raw)
@@ -44,7 +46,7 @@ func WireResponse(raw []byte) ([]byte, error) {
 			raw = body // an interim response: the final one follows
 			continue
 		}
-		return wireMessage(head, body, status)
+		return wireMessage(raw, head, body, status)
 	}
 }
 
@@ -84,8 +86,10 @@ func statusOf(line string) int {
 	return n
 }
 
-// wireMessage is the record block of one final response.
-func wireMessage(head []string, body []byte, status int) ([]byte, error) {
+// wireMessage is the record block of one final response, raw split
+// into head and body.
+func wireMessage(raw []byte, head []string, body []byte, status int) ([]byte, error) {
+	rest := body
 	var te []string
 	length := int64(-1)
 	fields := make([]string, 0, len(head))
@@ -121,7 +125,18 @@ func wireMessage(head []string, body []byte, status int) ([]byte, error) {
 	}
 	// The lines joined with CRLF: the bytes as they came when every line
 	// ended so, less any Transfer-Encoding field.
-	out := make([]byte, 0, len(body)+64*len(fields))
+	n := 2
+	for _, f := range fields {
+		n += len(f) + 2
+	}
+	if len(fields) == len(head) && len(raw)-len(rest) == n {
+		// Nothing dropped, and the header block is as long as its lines
+		// with CRLFs: every line ended so, and raw is the block as far
+		// as its body (not decoded of chunks, perhaps cut) goes.
+		end := n + len(body)
+		return raw[:end:end], nil
+	}
+	out := make([]byte, 0, n+len(body))
 	for _, f := range fields {
 		out = append(append(out, f...), "\r\n"...)
 	}

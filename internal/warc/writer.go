@@ -281,7 +281,7 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 			field{"Content-Type", "application/http; msgtype=request"},
 			field{"WARC-Payload-Digest", digestOf(c.Request[end+4:])},
 		)
-		err := buildMember(buf, "request", fields, c.Request)
+		err := buildMemberLevel(buf, "request", fields, c.Request, levelFor(len(c.Request)))
 		if err != nil {
 			return Record{}, fmt.Errorf("request record: %w", err)
 		}
@@ -322,10 +322,7 @@ func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record
 		field{"WARC-Payload-Digest", rec.PayloadDigest},
 	)
 	rec.Offset = int64(buf.Len())
-	level := gzipLevel
-	if len(block) > bigBlock {
-		level = bigLevel
-	}
+	level := levelFor(len(block))
 	if enc := strings.TrimSpace(resp.Header.Get("Content-Encoding")); enc != "" && !strings.EqualFold(enc, "identity") && revisitOf == nil {
 		// Compressed already: a second pass at length would find next
 		// to nothing to gain.
@@ -392,18 +389,35 @@ const profileIdenticalPayloadDigest = "http://netpreserve.org/warc/1.1/revisit/i
 
 // gzipLevel is the records' compression, chosen on real pages of 20–120
 // KB against wget's files (docs/decisions.md, "What a record holds").
-// A response block over bigBlock is written at bigLevel: level 9's cost
-// grows faster than its gain on long (and most of all on repetitive)
-// bodies.
+// A block under smallBlock (a request, a redirect, an error page) is
+// written at smallLevel: level 9 gains it under 1.2 % (a few bytes) and
+// costs three times the CPU, most of it a fixed cost per gzip member
+// (clearing its 640 KB of match tables, building its Huffman codes). A
+// block over bigBlock is written at bigLevel: level 9's cost grows
+// faster than its gain on long (and most of all on repetitive) bodies.
 const (
-	gzipLevel = gzip.BestCompression
-	bigBlock  = 128 << 10
-	bigLevel  = gzip.DefaultCompression
+	gzipLevel  = gzip.BestCompression
+	smallBlock = 4 << 10
+	smallLevel = 6
+	bigBlock   = 128 << 10
+	bigLevel   = gzip.DefaultCompression
 )
 
-// gzipPools hold the writers of each level used: gzipLevel, bigLevel,
-// and BestSpeed for a body compressed already.
+// levelFor is the gzip level of a record whose block is n bytes long.
+func levelFor(n int) int {
+	switch {
+	case n < smallBlock:
+		return smallLevel
+	case n > bigBlock:
+		return bigLevel
+	}
+	return gzipLevel
+}
+
+// gzipPools hold the writers of each level used: smallLevel, gzipLevel,
+// bigLevel, and BestSpeed for a body compressed already.
 var gzipPools = map[int]*sync.Pool{
+	smallLevel:     {New: func() any { zw, _ := gzip.NewWriterLevel(nil, smallLevel); return zw }},
 	gzipLevel:      {New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzipLevel); return zw }},
 	bigLevel:       {New: func() any { zw, _ := gzip.NewWriterLevel(nil, bigLevel); return zw }},
 	gzip.BestSpeed: {New: func() any { zw, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return zw }},
