@@ -1,6 +1,7 @@
 package blobstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -65,6 +67,10 @@ type Store struct {
 	driver string
 	dir    string // file driver: absolute root directory
 	tmpDir string // file driver: where writes are staged before they appear
+
+	probeMu     sync.Mutex // s3: guards the two below
+	probed      bool       // s3: whether ifNoneMatch is known
+	ifNoneMatch bool       // s3: the server refuses a create-only upload of a key that exists
 }
 
 // Open opens the object store at rawURL:
@@ -212,14 +218,17 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, contentType st
 //     the name exists. (fileblob's own IfNotExist is a stat then a rename
 //     and lets two writers both win.)
 //   - mem: atomic (memblob checks under its lock).
-//   - s3: a HEAD first, so a key that is already there costs no upload and
-//     the answer is right on every server when writers do not race; then
-//     an If-None-Match: * upload, which makes it atomic on AWS S3 and on
-//     servers that honour the header. gofakes3 v1.2.0 honours it for
+//   - s3: an If-None-Match: * upload, which makes it atomic on AWS S3 and
+//     on servers that honour the header. gofakes3 v1.2.0 honours it for
 //     single-request uploads (bodies under 16 MiB, the AWS SDK's multipart
 //     threshold) but not when completing a multipart upload, so there two
 //     racing writers of a large object can both succeed. Check your server
-//     before relying on it.
+//     before relying on it. Before that upload comes a HEAD, so that the
+//     answer is right on every server when writers do not race, unless
+//     the body is under smallBody and the server has shown it honours the
+//     header for such uploads: the first PutIfAbsent of a Store writes
+//     ifNoneMatchProbeKey twice with the header and trusts the server
+//     when the second write, or the first, is refused.
 func (s *Store) PutIfAbsent(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
 	const op = "put-if-absent"
 	if err := validatePut(key, contentType); err != nil {
@@ -227,6 +236,20 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, r io.Reader, conten
 	}
 	if s.driver == driverFile {
 		return s.putFile(ctx, op, key, r, true)
+	}
+	if s.driver == driverS3 {
+		// Read up to smallBody+1 bytes to learn whether the body is small;
+		// what was read is sent first either way.
+		head := bodyBuffers.Get().(*bytes.Buffer)
+		defer func() { head.Reset(); bodyBuffers.Put(head) }()
+		n, err := io.CopyN(head, r, smallBody+1)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("%s %q: read the body: %w", op, key, err)
+		}
+		if n <= smallBody && s.honoursIfNoneMatch(ctx) {
+			return s.putBlob(ctx, op, key, bytes.NewReader(head.Bytes()), contentType, true)
+		}
+		r = io.MultiReader(bytes.NewReader(head.Bytes()), r)
 	}
 	exists, err := s.bucket.Exists(ctx, key)
 	if err != nil {
@@ -236,6 +259,45 @@ func (s *Store) PutIfAbsent(ctx context.Context, key string, r io.Reader, conten
 		return 0, conflict(op, key, nil)
 	}
 	return s.putBlob(ctx, op, key, r, contentType, true)
+}
+
+// bodyBuffers hold the start of PutIfAbsent's bodies on S3.
+var bodyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// smallBody is the body size under which PutIfAbsent on S3 may leave out
+// its HEAD: far under the AWS SDK's 16 MiB single-request limit, and big
+// enough for a research chunk (about 50 KB for 100 URLs).
+const smallBody = 1 << 20
+
+// ifNoneMatchProbeKey is where a Store on S3 finds out whether the server
+// honours If-None-Match: * on a single-request upload. The object stays
+// (a few bytes, written once per bucket), so the probe needs no delete
+// permission; no listing of the store's data prefixes sees it.
+const ifNoneMatchProbeKey = "_seedengine/if-none-match-probe"
+
+// honoursIfNoneMatch says whether the server refuses a create-only
+// upload of a key that exists, asking it on the first call that gets an
+// answer. An error (a store down, a permission missing) answers false
+// for this call and is asked again on the next.
+func (s *Store) honoursIfNoneMatch(ctx context.Context) bool {
+	s.probeMu.Lock()
+	defer s.probeMu.Unlock()
+	if s.probed {
+		return s.ifNoneMatch
+	}
+	for range 2 {
+		_, err := s.putBlob(ctx, "probe", ifNoneMatchProbeKey, strings.NewReader("if-none-match probe\n"), "text/plain", true)
+		switch {
+		case seedengine.ErrorCode(err) == seedengine.ECONFLICT:
+			s.probed, s.ifNoneMatch = true, true
+			return true
+		case err != nil:
+			return false
+		}
+	}
+	// Written twice: the server ignores the header.
+	s.probed = true
+	return false
 }
 
 func (s *Store) putBlob(ctx context.Context, op, key string, r io.Reader, contentType string, ifNotExist bool) (int64, error) {
