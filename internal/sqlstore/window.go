@@ -39,7 +39,7 @@ const datedSlack = time.Hour
 type seedWindow struct {
 	keys     map[string]bool
 	hist     seedengine.ArrivalHistory
-	arrivals []byte // hist.Times as stored
+	arrivals []byte // hist.Times as stored (what decodes of it)
 	readAt   time.Time
 	found    bool
 }
@@ -63,8 +63,7 @@ func (s *SeedService) loadWindow(ctx context.Context, q queryer, seedID string) 
 	}
 	w.readAt = readAt.Time
 	w.hist.Since = since.Time
-	w.hist.Times = decodeArrivals(since.Time, arrivals)
-	w.arrivals = arrivals
+	w.hist.Times, w.arrivals = decodeArrivals(since.Time, arrivals)
 	return w, nil
 }
 
@@ -197,13 +196,24 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 	if !fresh {
 		undated += missed
 	}
-	size := len(w.arrivals) + 3*(len(dated)+undated) // bytes: a few a time
-	hist = addArrivals(w.hist, fresh, w.readAt, at, dated, undated)
+	old := len(w.hist.Times)
+	hist, kept := addArrivals(w.hist, fresh, w.readAt, at, dated, undated)
+	var arrivals []byte
+	if kept {
+		// The stored times stay as they are: the new ones follow them.
+		prev := hist.Since
+		if old > 0 {
+			prev = hist.Times[old-1]
+		}
+		arrivals = append(w.arrivals[:len(w.arrivals):len(w.arrivals)], encodeArrivals(prev, hist.Times[old:], 0)...)
+	} else {
+		arrivals = encodeArrivals(hist.Since, hist.Times, len(w.arrivals)+3*(len(hist.Times)-old))
+	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO seed_windows (seed_id, url_keys, arrivals, arrivals_since, read_at)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (seed_id) DO UPDATE SET url_keys = excluded.url_keys, arrivals = excluded.arrivals,
 			arrivals_since = excluded.arrivals_since, read_at = excluded.read_at`,
-		seedID, keys, encodeArrivals(hist.Since, hist.Times, size), s.db.timeArg(hist.Since), s.db.timeArg(at)); err != nil {
+		seedID, keys, arrivals, s.db.timeArg(hist.Since), s.db.timeArg(at)); err != nil {
 		return 0, hist, false, fmt.Errorf("keep the seed's window: %w", err)
 	}
 	return unseen, hist, true, nil
@@ -218,8 +228,11 @@ func (s *SeedService) readWindow(ctx context.Context, tx *sql.Tx, seedID string,
 //
 // Times arrive sorted after the history's last one but for a dated item
 // a little older: only then is the whole history sorted again, so a
-// read costs what it adds rather than what the history holds.
-func addArrivals(hist seedengine.ArrivalHistory, fresh bool, readAt, at time.Time, dated []time.Time, undated int) seedengine.ArrivalHistory {
+// read costs what it adds rather than what the history holds. kept
+// reports that the history's times lead the new one unchanged (same
+// Since, none dropped, none added before them).
+func addArrivals(hist seedengine.ArrivalHistory, fresh bool, readAt, at time.Time, dated []time.Time, undated int) (_ seedengine.ArrivalHistory, kept bool) {
+	since := hist.Since
 	if fresh {
 		hist = seedengine.ArrivalHistory{Since: at}
 		for _, t := range dated {
@@ -258,7 +271,7 @@ func addArrivals(hist seedengine.ArrivalHistory, fresh bool, readAt, at time.Tim
 	if len(hist.Times) > 0 && hist.Times[0].Before(hist.Since) {
 		hist.Since = hist.Times[0]
 	}
-	return hist
+	return hist, !fresh && sorted && drop == 0 && hist.Since.Equal(since)
 }
 
 // encodeArrivals writes sorted times as varint deltas in milliseconds,
@@ -275,8 +288,10 @@ func encodeArrivals(since time.Time, times []time.Time, size int) []byte {
 }
 
 // decodeArrivals reads what encodeArrivals wrote (a damaged tail is
-// dropped), into a slice with room for a read's more.
-func decodeArrivals(since time.Time, b []byte) []time.Time {
+// dropped), into a slice with room for a read's more. It also returns
+// the bytes it read.
+func decodeArrivals(since time.Time, b []byte) ([]time.Time, []byte) {
+	all := b
 	n := 0
 	for _, c := range b {
 		if c < 0x80 {
@@ -294,5 +309,5 @@ func decodeArrivals(since time.Time, b []byte) []time.Time {
 		prev = prev.Add(time.Duration(d) * time.Millisecond)
 		out = append(out, prev)
 	}
-	return out
+	return out, all[:len(all)-len(b)]
 }
