@@ -148,6 +148,9 @@ type Fetcher struct {
 	// spooled are the payloads of the responses this process wrote that
 	// are not stored yet: a page with one of them is a revisit.
 	spooled map[string]seedengine.PageDigest
+	// writing are the payloads of the responses being written (made
+	// records outside f.mu), each closed once spooled or given up.
+	writing map[string]chan struct{}
 	// lock holds the spool slot.
 	lock *os.File
 	// storing counts the spool files being stored.
@@ -212,7 +215,7 @@ func New(cfg Config, store Store, objects Objects, f Fetch) (*Fetcher, error) {
 	// name a file alike: a run id of this process's own goes in every name.
 	cfg.Process = cfg.Process + "-" + runID()
 	return &Fetcher{cfg: cfg, store: store, objects: objects, fetch: f, open: map[seedengine.Partition]*spool{}, robots: map[string]cachedRobots{},
-		spooled: map[string]seedengine.PageDigest{}, lock: lock, away: map[int64]struct{}{},
+		spooled: map[string]seedengine.PageDigest{}, writing: map[string]chan struct{}{}, lock: lock, away: map[int64]struct{}{},
 		reading: map[string]*robotsRead{}}, nil
 }
 
@@ -353,19 +356,61 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64, final bool) error
 	if err != nil {
 		return err
 	}
+	// The records are made outside f.mu (compressing them is most of
+	// what writing a page costs), so a payload being written is held in
+	// f.writing until it is spooled: of two pages with one payload the
+	// second waits for the first and is always the revisit.
 	f.mu.Lock()
-	if d, ok := f.spooled[digest]; ok && orig == nil {
-		// Written by this process, not stored yet: the check and the
-		// write share the lock, so of two pages with one payload the
-		// second is always the revisit.
-		orig = &warc.Revisit{RecordID: d.RecordID, TargetURI: d.TargetURI, Date: d.Date, PayloadDigest: digest}
+	for orig == nil {
+		if d, ok := f.spooled[digest]; ok {
+			// Written by this process, not stored yet.
+			orig = &warc.Revisit{RecordID: d.RecordID, TargetURI: d.TargetURI, Date: d.Date, PayloadDigest: digest}
+			break
+		}
+		busy, ok := f.writing[digest]
+		if !ok {
+			break
+		}
+		f.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		f.mu.Lock()
 	}
+	var writing chan struct{}
+	if orig == nil {
+		writing = make(chan struct{})
+		f.writing[digest] = writing
+	}
+	f.mu.Unlock()
+	// done lets the pages waiting for this payload go; f.mu is held.
+	done := func() {
+		if writing != nil {
+			delete(f.writing, digest)
+			close(writing)
+			writing = nil
+		}
+	}
+	built, err := warc.BuildChain(chain, orig)
+	if err != nil {
+		// The exchange cannot be a record (a URL no WARC header can
+		// hold), which no retry changes.
+		f.mu.Lock()
+		done()
+		f.mu.Unlock()
+		f.cfg.Logger.Warn("page response cannot be archived", "event", "page_unarchivable", "url", p.URL, "err", err)
+		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unarchivable", f.cfg.Now())
+	}
+	f.mu.Lock()
 	sp, err := f.spoolFor(p.Partition)
 	if err != nil {
+		done()
 		f.mu.Unlock()
 		return err
 	}
-	recs, err := sp.w.WriteChain(chain, orig)
+	recs, err := sp.w.Append(built)
 	if err == nil {
 		var lines strings.Builder
 		for _, r := range recs {
@@ -374,16 +419,10 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64, final bool) error
 		}
 		_, err = io.WriteString(sp.index, lines.String())
 	}
-	if err != nil && sp.w.Err() == nil {
-		// Nothing written: the exchange cannot be a record (a URL no
-		// WARC header can hold), which no retry changes.
-		f.mu.Unlock()
-		f.cfg.Logger.Warn("page response cannot be archived", "event", "page_unarchivable", "url", p.URL, "err", err)
-		return f.store.MarkPageDone(ctx, itemID, seedengine.PageFailed, resp.Status, "unarchivable", f.cfg.Now())
-	}
 	if err != nil {
-		// The file may end in part of a record: store what it holds
-		// and start another.
+		// The file (or its index) may end in part of a record: store
+		// what it holds and start another.
+		done()
 		delete(f.open, p.Partition)
 		f.mu.Unlock()
 		_ = f.closeAndStore(context.WithoutCancel(ctx), sp)
@@ -399,6 +438,7 @@ func (f *Fetcher) FetchPage(ctx context.Context, itemID int64, final bool) error
 		sp.digests = append(sp.digests, d)
 		f.spooled[d.PayloadDigest] = d
 	}
+	done()
 	full := sp.w.Size() >= f.cfg.MaxFileBytes
 	if full {
 		delete(f.open, p.Partition)

@@ -169,11 +169,30 @@ func (w *Writer) Write(c Capture, revisitOf *Revisit) (Record, error) {
 // holds all of a fetch or none of it; the Records are the response (or
 // revisit) records, one per capture.
 func (w *Writer) WriteChain(chain []Capture, revisitOf *Revisit) ([]Record, error) {
+	b, err := BuildChain(chain, revisitOf)
+	if err != nil {
+		return nil, err
+	}
+	return w.Append(b)
+}
+
+// Built is a fetch's records made and compressed, not yet in a file:
+// BuildChain makes it, Writer.Append writes it.
+type Built struct {
+	buf    *bytes.Buffer
+	recs   []Record
+	target string
+}
+
+// BuildChain makes the records WriteChain writes, without a Writer, so
+// that the compressing (most of a record's cost) can be done outside any
+// lock that orders the file's writes. An error means that the chain
+// cannot be made records.
+func BuildChain(chain []Capture, revisitOf *Revisit) (*Built, error) {
 	if len(chain) == 0 {
 		return nil, errors.New("warc write: no capture")
 	}
 	buf := bufPool.Get().(*bytes.Buffer)
-	defer putBuf(buf)
 	buf.Reset()
 	recs := make([]Record, len(chain))
 	for i := range chain {
@@ -181,18 +200,34 @@ func (w *Writer) WriteChain(chain []Capture, revisitOf *Revisit) ([]Record, erro
 		if i == len(chain)-1 {
 			orig = revisitOf
 		}
-		rec, err := w.build(buf, chain[i], orig)
+		rec, err := build(buf, chain[i], orig)
 		if err != nil {
+			putBuf(buf)
 			return nil, fmt.Errorf("warc write %s: %w", truncate(chain[i].TargetURI), err)
 		}
 		recs[i] = rec
 	}
+	return &Built{buf: buf, recs: recs, target: chain[0].TargetURI}, nil
+}
+
+// Append writes b, built by BuildChain, at the end of the stream in one
+// write, and returns its Records with their offsets in the file. b is
+// spent, whether the write succeeded or not.
+func (w *Writer) Append(b *Built) ([]Record, error) {
+	if b.buf == nil {
+		return nil, errors.New("warc write: records appended twice")
+	}
+	defer func() {
+		putBuf(b.buf)
+		b.buf = nil
+	}()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	off, err := w.appendLocked(buf.Bytes())
+	off, err := w.appendLocked(b.buf.Bytes())
 	if err != nil {
-		return nil, fmt.Errorf("warc write %s: %w", truncate(chain[0].TargetURI), err)
+		return nil, fmt.Errorf("warc write %s: %w", truncate(b.target), err)
 	}
+	recs := b.recs
 	for i := range recs {
 		recs[i].Offset += off
 	}
@@ -229,7 +264,7 @@ func (w *Writer) Size() int64 {
 // build appends the gzip members for c to buf, the response (or revisit)
 // last; the Record's Offset is that member's offset in buf. On error buf
 // may hold part of them.
-func (w *Writer) build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record, error) {
+func build(buf *bytes.Buffer, c Capture, revisitOf *Revisit) (Record, error) {
 	target := TargetURI(c.TargetURI)
 	if err := checkFieldValue("target URI", target); err != nil || target == "" {
 		return Record{}, fmt.Errorf("bad target URI %q", truncate(c.TargetURI))
