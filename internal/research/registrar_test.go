@@ -175,3 +175,82 @@ func TestRegistrarJoinerGivesUpWithItsContext(t *testing.T) {
 	require.Len(t, d.calls, 2)
 	require.Equal(t, append(sighting(1), sighting(2)...), d.calls[1], "the joiner's sightings are registered")
 }
+
+// countingDomains records the sightings of each RegisterDomains call.
+type countingDomains struct {
+	seedengine.DomainService
+	mu    sync.Mutex
+	calls [][]seedengine.DomainSighting
+	fail  error
+}
+
+func (d *countingDomains) RegisterDomains(_ context.Context, _ seedengine.Partition, _ time.Time, ds []seedengine.DomainSighting) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls = append(d.calls, append([]seedengine.DomainSighting(nil), ds...))
+	return d.fail
+}
+
+// A sighting registered lately in a partition at the same time is left
+// out; another time, another partition, a failed registration or a
+// minute of quiet registers it again.
+func TestRegistrarLeavesOutWhatItRegisteredLately(t *testing.T) {
+	t.Parallel()
+	d := &countingDomains{}
+	r := newRegistrar(d)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	r.now = func() time.Time { return now }
+	ctx := t.Context()
+	p := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-29"}
+	p2 := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-30"}
+	t1, t2 := now.Add(-time.Hour), now.Add(-time.Minute)
+	a, b := sighting(1)[0], sighting(2)[0]
+
+	require.NoError(t, r.register(ctx, p, t1, []seedengine.DomainSighting{a}))
+	require.NoError(t, r.register(ctx, p, t1, []seedengine.DomainSighting{a, b}))
+	require.NoError(t, r.register(ctx, p, t1, []seedengine.DomainSighting{b, a}))
+	require.Equal(t, [][]seedengine.DomainSighting{{a}, {b}}, d.calls, "each sighting once")
+
+	ruled := a
+	ruled.AuthorityRule = "suffix:gov.sg"
+	require.NoError(t, r.register(ctx, p, t1, []seedengine.DomainSighting{ruled}))
+	require.NoError(t, r.register(ctx, p2, t1, []seedengine.DomainSighting{a}))
+	require.NoError(t, r.register(ctx, p, t2, []seedengine.DomainSighting{a}))
+	require.Len(t, d.calls, 5, "a new rule, another partition, another time are registered")
+
+	d.fail = errors.New("down")
+	require.Error(t, r.register(ctx, p, t2, []seedengine.DomainSighting{b}))
+	d.fail = nil
+	require.NoError(t, r.register(ctx, p, t2, []seedengine.DomainSighting{b}))
+	require.Len(t, d.calls, 7, "a failed registration is not remembered")
+
+	now = now.Add(recentFor + time.Second)
+	require.NoError(t, r.register(ctx, p, t2, []seedengine.DomainSighting{b}))
+	require.Len(t, d.calls, 8, "forgotten after a quiet minute")
+}
+
+// Past maxRecent the partitions called least lately are forgotten.
+func TestRegistrarRemembersAtMostMaxRecent(t *testing.T) {
+	t.Parallel()
+	d := &countingDomains{}
+	r := newRegistrar(d)
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	r.now = func() time.Time { return now }
+	many := func(tag string, n int) []seedengine.DomainSighting {
+		out := make([]seedengine.DomainSighting, n)
+		for i := range out {
+			out[i] = seedengine.DomainSighting{ID: fmt.Sprintf("gov:sg:%s%d.gov.sg", tag, i)}
+		}
+		return out
+	}
+	p := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-29"}
+	p2 := seedengine.Partition{Country: "sg", Category: "news", Date: "2026-11-30"}
+	first, second := many("a", maxRecent/2+1), many("b", maxRecent/2+1)
+	require.NoError(t, r.register(t.Context(), p, now, first))
+	now = now.Add(time.Second)
+	require.NoError(t, r.register(t.Context(), p2, now, second))
+	require.LessOrEqual(t, r.nrec, maxRecent)
+	require.NoError(t, r.register(t.Context(), p2, now, second))
+	require.NoError(t, r.register(t.Context(), p, now.Add(-time.Second), first[:1]))
+	require.Len(t, d.calls, 3, "the partition called last is remembered, the other forgotten")
+}
