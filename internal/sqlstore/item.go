@@ -278,12 +278,12 @@ type itemColumns struct {
 	seen                                       []any
 }
 
-// insertItemsPostgres takes the items lock, then writes the items and
-// their partitions' counts in one statement.
+// insertItemsPostgres takes the items lock and writes the items and
+// their partitions' counts, in one statement: each of its two parts
+// takes the lock (an InitPlan, run before its first row) before it
+// writes, so the ids are taken, and the partitions' rows locked, under
+// it, and a read holding the lock spends no round trip on taking it.
 func (s *SeedService) insertItemsPostgres(ctx context.Context, tx *sql.Tx, items []seedengine.Item, cols itemColumns, parts []itemPartitionCount) error {
-	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(itemsLock)); err != nil {
-		return fmt.Errorf("record items: %w", err)
-	}
 	seen := make([]time.Time, len(items))
 	for i := range items {
 		seen[i] = cols.seen[i].(time.Time)
@@ -302,15 +302,17 @@ func (s *SeedService) insertItemsPostgres(ctx context.Context, tx *sql.Tx, items
 	err := scanItemIDs(ctx, tx, `WITH counted AS (
 			INSERT INTO item_partitions (country, category, day, items, oldest_pending_at)
 			SELECT * FROM unnest($8::text[], $9::text[], $10::text[], $11::bigint[], $12::timestamptz[])
+			WHERE (SELECT pg_advisory_xact_lock($13)) IS NOT NULL
 			ON CONFLICT (country, category, day) DO UPDATE SET items = item_partitions.items + excluded.items,
 				oldest_pending_at = COALESCE(item_partitions.oldest_pending_at, excluded.oldest_pending_at))
 		INSERT INTO items (country, category, day, seed_id, domain_id, first_seen_at, item_json)
 		SELECT country, category, day, seed_id, domain_id, first_seen_at, item_json
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[]) WITH ORDINALITY
 			AS v(country, category, day, seed_id, domain_id, first_seen_at, item_json, n)
+		WHERE (SELECT pg_advisory_xact_lock($13)) IS NOT NULL
 		ORDER BY n
 		RETURNING id`,
-		[]any{cols.country, cols.category, cols.day, cols.seed, cols.domain, seen, cols.body, pCountry, pCategory, pDay, pItems, pOldest}, items)
+		[]any{cols.country, cols.category, cols.day, cols.seed, cols.domain, seen, cols.body, pCountry, pCategory, pDay, pItems, pOldest, int64(itemsLock)}, items)
 	if err != nil {
 		return fmt.Errorf("record items: %w", err)
 	}
