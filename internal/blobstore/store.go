@@ -68,9 +68,9 @@ type Store struct {
 	dir    string // file driver: absolute root directory
 	tmpDir string // file driver: where writes are staged before they appear
 
-	probeMu     sync.Mutex // s3: guards the two below
-	probed      bool       // s3: whether ifNoneMatch is known
-	ifNoneMatch bool       // s3: the server refuses a create-only upload of a key that exists
+	probeMu     chan struct{} // s3: a token, held while probing; guards the two below
+	probed      bool          // s3: whether ifNoneMatch is known
+	ifNoneMatch bool          // s3: the server refuses a create-only upload of a key that exists
 }
 
 // Open opens the object store at rawURL:
@@ -150,7 +150,7 @@ func openS3(ctx context.Context, u *url.URL) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open object store: %w: %w", urlError("s3 object store URL is not valid"), err)
 	}
-	return &Store{bucket: b, driver: driverS3}, nil
+	return &Store{bucket: b, driver: driverS3, probeMu: make(chan struct{}, 1)}, nil
 }
 
 func urlError(format string, args ...any) error {
@@ -278,10 +278,15 @@ const ifNoneMatchProbeKey = "_seedengine/if-none-match-probe"
 // honoursIfNoneMatch says whether the server refuses a create-only
 // upload of a key that exists, asking it on the first call that gets an
 // answer. An error (a store down, a permission missing) answers false
-// for this call and is asked again on the next.
+// for this call and is asked again on the next; so does a context that
+// ends while another call is asking.
 func (s *Store) honoursIfNoneMatch(ctx context.Context) bool {
-	s.probeMu.Lock()
-	defer s.probeMu.Unlock()
+	select {
+	case s.probeMu <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-s.probeMu }()
 	if s.probed {
 		return s.ifNoneMatch
 	}

@@ -19,7 +19,8 @@ import (
 // gate is shut, object writes (PUT) wait in the proxy, their bodies read:
 // a job that writes an object stays in flight, held, until the gate opens
 // or its process goes away (a held request whose client disconnected is
-// dropped, never forwarded). Everything else passes at once. The Host
+// dropped, never forwarded). Everything else, the object store's own
+// probe included, passes at once. The Host
 // header is passed on unchanged, so the SigV4 signatures still match.
 type gateProxy struct {
 	proxy *httputil.ReverseProxy
@@ -94,7 +95,9 @@ func objectKind(path string) string {
 }
 
 func (g *gateProxy) serve(name string, w http.ResponseWriter, r *http.Request) {
-	if r.Method == http.MethodPut {
+	// The store's own probe (blobstore's _seedengine/ keys) is no job's
+	// write: it passes.
+	if r.Method == http.MethodPut && !strings.HasPrefix(r.URL.Path, "/"+s3Bucket+"/_seedengine/") {
 		g.mu.Lock()
 		shut, open := g.shut, g.open
 		g.mu.Unlock()
